@@ -1,0 +1,125 @@
+# precord — one GNU Makefile.
+#
+#   make            build ./precord
+#   make check      install missing Debian packages, build, run every test
+#   make demo       install missing packages, build, record bench/matmul
+#   make install PREFIX=/usr/local
+#   make SANITIZE=address,undefined tests   (objects go to build/<sanitizer>/)
+#   V=1             show the commands
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+PREFIX    ?= /usr/local
+CC        ?= gcc
+SANITIZE  ?=
+V         ?= 0
+PKGS      := hwloc numa libzstd
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+ifeq ($(SANITIZE),)
+B := build
+else
+B := build/$(subst $(comma),-,$(SANITIZE))
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+endif
+comma := ,
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
+            -fno-strict-aliasing $(SAN_FLAGS)
+CPPFLAGS += -Iinclude -Iworkqueue -D_GNU_SOURCE -DPRECORD_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
+LDFLAGS  += $(SAN_FLAGS)
+LDLIBS   += $(PKG_LIBS) -lrt -lpthread -lm
+DEPFLAGS  = -MMD -MP
+
+WQ_SRCS   := $(wildcard workqueue/*.c)
+LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+TEST_SRCS := $(wildcard tests/test_*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+
+WQ_OBJS   := $(WQ_SRCS:%.c=$(B)/%.o)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
+TESTS     := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
+BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
+
+# Tests that start threads: built and run under TSan as well (tests/run.sh
+# reads the same list from tests/threaded.list).
+THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
+TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
+
+.PHONY: all deps check demo install clean benches tests tsan-tests
+all: precord $(BENCHES)
+
+$(B)/libwq.a: $(WQ_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libprecord.a: $(LIB_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/precord: $(B)/src/main.o $(B)/libprecord.a $(B)/libwq.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+precord: $(B)/precord
+	$(Q)cp $< $@
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(B)/tests/%: $(B)/tests/%.o $(B)/libprecord.a $(B)/libwq.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# Benchmarks and workloads are standalone programs in bench/.
+bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $^ $(LDLIBS)
+
+tests: $(TESTS)
+tsan-tests: $(TSAN_TESTS)
+benches: $(BENCHES)
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+# make check: unit tests, the same under ASan+UBSan and the threaded ones under
+# TSan, then integration tests with real events read back by stock perf.
+check: deps
+	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined tests
+	$(Q)$(MAKE) --no-print-directory SANITIZE=thread tsan-tests
+	$(Q)tests/run.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh
+
+install: precord
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 precord $(DESTDIR)$(PREFIX)/bin/precord
+	install -m 644 Documentation/precord.1 $(DESTDIR)$(PREFIX)/share/man/man1/precord.1
+
+clean:
+	rm -rf build precord $(BENCHES) perf.data perf.data.old
+
+-include $(shell find build -name '*.d' 2>/dev/null)

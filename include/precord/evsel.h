@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evsel.h — one event selector: a perf_event_attr, its name, and the file
+ * descriptors and ids it has on each (cpu index, thread index) of its
+ * evlist's maps (libperf's perf_evsel).
+ */
+#ifndef PRECORD_EVSEL_H
+#define PRECORD_EVSEL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+#include "precord/perf-file.h"
+#include "precord/cpumap.h"
+#include "precord/threadmap.h"
+
+struct evlist;
+
+struct evsel {
+	struct perf_event_attr	attr;
+	char			*name;		/* as perf names it: "cpu-clock:u", "sched:sched_switch" */
+	int			idx;		/* position in the evlist */
+	struct evlist		*evlist;
+
+	/* Tracepoints: subsystem and event name as in tracefs, else NULL. */
+	char			*tp_sys;
+	char			*tp_name;
+
+	/* Filled by evsel__open(): fds[cpu_idx * nr_threads + thread_idx]. */
+	int			*fds;
+	int			nr_cpus;
+	int			nr_threads;
+	/* Filled by evsel__read_ids(): one id per fd, same order. */
+	u64			*ids;
+	int			nr_ids;
+};
+
+struct evsel *evsel__new(const struct perf_event_attr *attr, const char *name);
+void evsel__delete(struct evsel *evsel);	/* closes fds; accepts NULL */
+
+/* Descriptor of (cpu index, thread index), or -1 when not open. */
+static inline int evsel__fd(const struct evsel *evsel, int cpu_idx, int thread_idx)
+{
+	return evsel->fds[cpu_idx * evsel->nr_threads + thread_idx];
+}
+
+bool evsel__is_tracepoint(const struct evsel *evsel);
+
+/*
+ * Open one descriptor per (cpu, thread). Returns 0 or -errno; on error every
+ * descriptor opened so far is closed and *failed_cpu / *failed_tid say where
+ * it failed (either may be NULL).
+ */
+int evsel__open(struct evsel *evsel, struct cpu_map *cpus, struct thread_map *threads,
+		int *failed_cpu, pid_t *failed_tid);
+void evsel__close(struct evsel *evsel);
+int evsel__read_ids(struct evsel *evsel);	/* PERF_EVENT_IOC_ID on every fd */
+int evsel__enable(struct evsel *evsel);
+int evsel__disable(struct evsel *evsel);
+/* Sum of PERF_FORMAT_LOST over every fd of this evsel on cpu_idx (all threads). */
+int evsel__read_lost(struct evsel *evsel, int cpu_idx, int thread_idx, u64 *lost);
+
+/* Size of the sample_id trailer that sample_id_all adds to non-sample records. */
+size_t evsel__id_hdr_size(const struct evsel *evsel);
+
+#endif /* PRECORD_EVSEL_H */

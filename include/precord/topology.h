@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * topology.h — the machine's CPUs, cores, packages and NUMA nodes, from
+ * hwloc (the host, or a synthetic description for tests), as cpu maps.
+ * Read-only once loaded; may be shared between threads.
+ */
+#ifndef PRECORD_TOPOLOGY_H
+#define PRECORD_TOPOLOGY_H
+
+#include <hwloc.h>
+#include "precord/perf-file.h"
+#include "precord/cpumap.h"
+
+enum topo_level {
+	TOPO_CPU = 0,	/* one group per PU (hardware thread) */
+	TOPO_CORE,
+	TOPO_PACKAGE,
+	TOPO_NUMA,
+};
+
+struct topology {
+	hwloc_topology_t	hw;		/* I: loaded once */
+	bool			synthetic;
+};
+
+struct topology *topology__new(void);				/* this machine */
+struct topology *topology__new_synthetic(const char *desc);	/* "pack:2 core:8 pu:2" */
+void topology__delete(struct topology *topo);			/* accepts NULL */
+
+int topology__nr_cpus(const struct topology *topo);
+int topology__nr_groups(const struct topology *topo, enum topo_level level);
+/* CPUs of group i at level (OS indexes), as a new cpu map; NULL on error. */
+struct cpu_map *topology__group_cpus(const struct topology *topo, enum topo_level level, int i);
+/* The group index at level that holds cpu, or -1. */
+int topology__group_of(const struct topology *topo, enum topo_level level, struct cpu cpu);
+/* NUMA node i: its OS index, and memory in kB (total; free where known, else 0). */
+int topology__node_os_index(const struct topology *topo, int i);
+u64 topology__node_mem_kb(const struct topology *topo, int i);
+
+#endif /* PRECORD_TOPOLOGY_H */

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install the Debian packages precord needs to build, test and demo, when
+# they are missing. Run by `make check` and `make demo`; does nothing when
+# everything is present.
+set -e
+PKGS="build-essential pkg-config libhwloc-dev libnuma-dev libzstd-dev libcmocka-dev linux-perf hwloc-nox"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "precord: missing Debian packages:$missing; run: sudo apt-get install$missing" >&2
+	exit 1
+fi
+echo "  APT    $missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
