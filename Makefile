@@ -90,7 +90,12 @@ $(B)/tests/%.o: tests/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# Benchmarks and workloads are standalone programs in bench/.
+# Benchmarks and workloads are standalone programs in bench/. The workload
+# keeps frame pointers and debug info so both call-graph modes unwind it.
+bench/matmul: bench/matmul.c
+	@echo "  CC      $@"
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -o $@ $< -lpthread
+
 bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $^ $(LDLIBS)

@@ -9,24 +9,60 @@
 #define PRECORD_HEADER_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 #include "precord/perf-file.h"
 
 struct evlist;
+struct topology;
 
-/* What the features describe that the evlist does not know. */
+/*
+ * What the features describe that the evlist does not know. Zero is a fine
+ * default for every field; a NULL env means all defaults.
+ */
 struct header_env {
-	int		argc;		/* the command line, for HEADER_CMDLINE */
+	/*
+	 * The command line as main() got it, for HEADER_CMDLINE: like perf,
+	 * the file holds this executable's path (/proc/self/exe) in place of
+	 * argv[0], then argv[1..argc-1].
+	 */
+	int		argc;
 	const char	**argv;
 	u64		first_sample_time;	/* HEADER_SAMPLE_TIME (ns, perf clock) */
 	u64		last_sample_time;
-	bool		clockid_set;	/* -k given: write HEADER_CLOCKID */
+	bool		clockid_set;	/* -k given: write HEADER_CLOCKID and HEADER_CLOCK_DATA */
 	int		clockid;
+	/*
+	 * HEADER_CLOCK_DATA: the same instant as wall-clock time and as
+	 * clockid time (ns), taken when recording starts (perf's
+	 * record__init_clock()). Both 0: taken when the header is written.
+	 */
+	u64		clock_tod_ns;
+	u64		clock_ref_ns;
 	bool		no_buildid;	/* no HEADER_BUILD_ID section (MMAP2 carry build ids) */
+	/*
+	 * Without no_buildid: the HEADER_BUILD_ID payload (perf's
+	 * perf_record_header_build_id records), written as is. NULL: none.
+	 */
+	const void	*build_id_table;
+	size_t		build_id_table_size;
 	/* -z: HEADER_COMPRESSED */
 	bool		compressed;
 	u32		comp_level;
 	u32		comp_ratio;
 	u32		comp_mmap_len;
+	/*
+	 * Where HEADER_CPU_TOPOLOGY and HEADER_NUMA_TOPOLOGY come from. NULL:
+	 * the host's, loaded for the call. A synthetic topology (tests) also
+	 * sets HEADER_NRCPUS and the per-CPU ids, and leaves out the features
+	 * that only describe the host (CACHE, MEM_TOPOLOGY).
+	 */
+	const struct topology *topo;
+	/*
+	 * Writes the TRACING_DATA payload at fd's current offset and returns
+	 * its size or -errno. NULL: tracefs__write_tracing_data().
+	 */
+	ssize_t		(*tracing_data)(int fd, struct evlist *evlist);
 };
 
 /*
@@ -40,6 +76,14 @@ int header__write_start(int fd, struct evlist *evlist, u64 *data_offset);
  * Write the feature sections right after the data section
  * [data_offset, data_offset + data_size), then rewrite the header with the
  * data size and the feature bitmap. Returns 0 or -errno.
+ *
+ * A feature whose source is missing here (no CPUID on this architecture, no
+ * cache information in sysfs...) is left out, as perf leaves it out. When
+ * TRACING_DATA cannot be written the header is still completed without it,
+ * and its -errno is returned; when the features cannot be written at all (a
+ * full disk) the header still gets the data size, with no features, and the
+ * -errno is returned. data_offset must be what header__write_start()
+ * returned for the same evlist (-EINVAL otherwise). fd's offset is unchanged.
  */
 int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_size,
 		      const struct header_env *env);
@@ -47,5 +91,11 @@ int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_s
 /* Read the fixed header back (tests, merge, report). 0, -EINVAL (not perf.data) or -errno. */
 int header__read(int fd, struct perf_file_header *hdr);
 bool header__has_feat(const struct perf_file_header *hdr, int feat);
+/*
+ * Where feature feat's payload is: 0 and *sec, -ENOENT when the file does not
+ * have that feature, or -errno.
+ */
+int header__feat_section(int fd, const struct perf_file_header *hdr, int feat,
+			 struct perf_file_section *sec);
 
 #endif /* PRECORD_HEADER_H */

@@ -18,11 +18,12 @@ enum callgraph_mode {
 	CALLGRAPH_DWARF,
 };
 
+/* --synth, as perf's parse_synth_opt(); precord has no cgroup records. */
 enum synth_mode {
-	SYNTH_ALL = 0,
-	SYNTH_NO,
-	SYNTH_TASK,
-	SYNTH_MMAP,
+	SYNTH_ALL = 0,		/* all (default) */
+	SYNTH_NO,		/* no, none: nothing synthesized */
+	SYNTH_TASK,		/* task: COMM/FORK only, no MMAP2 */
+	SYNTH_MMAP,		/* mmap: COMM/FORK and MMAP2 ("mmap" implies "task" in perf) */
 };
 
 struct record_opts {
@@ -33,10 +34,15 @@ struct record_opts {
 	u64		count;			/* -c; 0 = not given */
 	unsigned int	freq;			/* -F; default 4000 */
 	bool		freq_set;
-	bool		freq_max;		/* -F max */
+	bool		freq_max;		/* -F max (set-up reads the rate) */
 
 	enum callgraph_mode callgraph;		/* -g = fp, --call-graph fp|dwarf[,SIZE] */
 	u32		dwarf_stack_size;	/* default 8192, multiple of 8, <= 65528 */
+	/*
+	 * --call-graph fp,N: attr.sample_max_stack; 0 = the kernel's default.
+	 * perf ignores an N >= kernel.perf_event_max_stack: set-up's check.
+	 */
+	unsigned int	max_stack;
 
 	bool		switch_events;		/* --switch-events */
 	unsigned int	mmap_pages;		/* -m; 0 = default (perf's rule) */
@@ -64,6 +70,13 @@ struct record_opts {
 	/* The command after the options (after "--" or the first non-option). */
 	int		argc;
 	char		**argv;
+
+	/*
+	 * What parse had to tell without failing, one line each, perf's words:
+	 * "rounding mmap pages size to 16K (4 pages)", "Warning: PID/TID switch
+	 * overriding SYSTEM". Parse prints them to stderr unless -q.
+	 */
+	char		notes[256];
 };
 
 /* Defaults as perf record's. */
@@ -71,9 +84,20 @@ void record_opts__init(struct record_opts *opts);
 void record_opts__exit(struct record_opts *opts);	/* frees what parse allocated */
 
 /*
- * Parse argv (argv[0] is the program or "record"). Returns 0 on success,
- * 1 when --help/-h printed the usage (exit 0), or -EINVAL with a one-line
- * message in err (without the "precord: " prefix).
+ * Parse argv (argv[0] is the program or "record"; "precord record ..." is
+ * taken as perf's subcommand spelling). Returns 0 on success, 1 when
+ * --help/-h printed the usage (exit 0), or -EINVAL (-ENOMEM) with a
+ * one-line message in err (without the "precord: " prefix).
+ *
+ * Spelling as perf's parse-options: -Fval, -F val, --freq=val, --freq val,
+ * clustered flags (-ag), unique prefixes of long names (--call), --no-NAME
+ * for flags, options end at "--" or at the first word that is not one
+ * (the command). opts->argv points into argv.
+ *
+ * Once every option is read, perf's target rules apply: -p/-t override -a
+ * and -C (with perf's warnings in notes), -p overrides -t, and with neither
+ * a target nor a command system_wide is set, as perf record does. A command
+ * together with -p/-t is allowed (it only sets how long to record), as in perf.
  */
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen);
 
@@ -81,8 +105,9 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 void record_opts__usage(void);
 
 /*
- * Sizes as perf's -m takes them: "N" pages or "N[BKMG]" bytes, rounded up to a
- * power of two pages. Returns pages or -EINVAL.
+ * Sizes as perf's -m takes them: "N" pages or "N[BKMG]" bytes (upper-case
+ * tag), rounded up to a power of two pages (0 becomes 1, as in perf).
+ * Returns pages, -EINVAL (syntax) or -ERANGE (above UINT_MAX pages).
  */
 long parse_mmap_pages(const char *str, long page_size);
 

@@ -17,14 +17,23 @@ struct parse_events_error {
 
 /*
  * Append the evsels that str names to evlist. attr fields set: type, config,
- * size, exclude_user/exclude_kernel from modifiers, and for tracepoints the
- * id from tracefs (evsel->tp_sys/tp_name set). Sampling fields are left to
+ * size, and from the modifiers (perf's rules) exclude_user/kernel/hv/guest/
+ * host/idle and precise_ip; with no modifier exclude_guest is 1, as perf
+ * sets it. For tracepoints the id from tracefs, with evsel->tp_sys/tp_name
+ * set (malloc'ed, freed by evsel__delete()). Names are perf's: the term as
+ * typed ("cs:u"), "sys:name" for tracepoints. Sampling fields are left to
  * the record configuration. Returns 0 or -errno with err->msg filled
- * (-ENOENT unknown event, -EINVAL bad syntax, -EACCES/-ENODEV tracefs).
+ * (-ENOENT unknown event, -EINVAL bad syntax, -EACCES/-ENODEV tracefs); on
+ * error nothing is added. err may be NULL.
  */
 int parse_events(struct evlist *evlist, const char *str, struct parse_events_error *err);
 
-/* The default event: cpu-clock here (no hardware PMU); cycles where one exists. */
+/*
+ * The default event, as perf's: cycles (":u" when the kernel may not be
+ * profiled) where a cpu PMU with a cycles event exists; else perf's fallback
+ * as it ends up, cpu-clock with precise_ip 3 named from its attr
+ * ("cpu-clock:ppp" as root, "cpu-clock:uhppp" with paranoid > 1).
+ */
 int parse_events__default(struct evlist *evlist, struct parse_events_error *err);
 
 #endif /* PRECORD_PARSE_EVENTS_H */

@@ -40,13 +40,24 @@ struct ringbuf {
 	u64		first_time;	/* (unused by the reader; free for its owner) */
 };
 
-/* Map `pages` data pages (a power of two) for fd. Returns 0 or -errno. */
+/*
+ * Map `pages` data pages (a power of two) for fd, read-write (we own
+ * data_tail, so the kernel never overwrites unread data), and allocate the
+ * bounce buffer. Sets every field but `idx`, which belongs to the caller;
+ * counters start at zero. The data area is where the control page's
+ * data_offset/data_size say (Linux 4.1+), else right after the first page.
+ * Returns 0 or -errno (-EINVAL: pages not a power of two).
+ */
 int ringbuf__mmap(struct ringbuf *rb, int fd, unsigned int pages, struct cpu cpu);
-void ringbuf__munmap(struct ringbuf *rb);	/* accepts an unmapped ring */
+/* Unmap and free the bounce buffer; accepts a zeroed or unmapped ring. */
+void ringbuf__munmap(struct ringbuf *rb);
 
 /*
  * Attach a ring to memory the caller built (tests): `base` is a control
- * page followed by data_size bytes, data_size a power of two.
+ * page followed by data_size bytes, data_size a power of two. The data
+ * area starts at the control page's data_offset when its data_size is set
+ * (it must then equal data_size), else one page (sysconf) after base.
+ * fd is -1, mmap_len 0; ringbuf__munmap() frees only the bounce buffer.
  */
 int ringbuf__init_mem(struct ringbuf *rb, void *base, size_t data_size);
 
@@ -55,6 +66,14 @@ int ringbuf__init_mem(struct ringbuf *rb, void *base, size_t data_size);
  * publish the new tail to the kernel. Returns bytes consumed (0: empty) or
  * the sink's -errno. A record that crosses the end of the data area reaches
  * the sink alone, copied into one piece.
+ *
+ * Reads only up to the head seen on entry (one bounded batch), at most
+ * three sink calls. The tail is published after each run the sink accepts,
+ * so the sink must be done with the bytes (copied or written them) when it
+ * returns. Counters (bytes, nr_samples, nr_lost_records, lost) grow only by
+ * what the sink accepted. -EIO: the ring is corrupt (a header with size < 8,
+ * a record reaching past the head, head more than the ring size ahead of
+ * the tail); the whole records before the bad one were still handed out.
  */
 ssize_t ringbuf__read(struct ringbuf *rb, ringbuf_sink_fn sink, void *ctx);
 

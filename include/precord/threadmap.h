@@ -18,12 +18,21 @@ struct thread_map {
 struct thread_map *thread_map__new_dummy(void);	/* { -1 } */
 struct thread_map *thread_map__new_from(const pid_t *tids, int nr);
 /*
- * "-p 12,34": every task of each process (from /proc/PID/task).
- * "-t 56,78": exactly those threads. Returns 0, -EINVAL (syntax) or
- * -ESRCH (no such process or thread; *bad says which).
+ * "-p 12,34": every task of each process (from /proc/PID/task), ascending,
+ * without duplicates.
+ * "-t 56,78": exactly those threads, in the order given, each checked to be
+ * a live thread (/proc/TID/status's Tgid, then /proc/TGID/task/TID).
+ * Both return 0, -EINVAL (syntax), -ESRCH (no such process or thread; *bad
+ * says which, when bad is not NULL) or another -errno from /proc.
  */
 int thread_map__new_pids(const char *list, struct thread_map **mapp, pid_t *bad);
 int thread_map__new_tids(const char *list, struct thread_map **mapp, pid_t *bad);
+/*
+ * The list syntax both take: comma-separated decimal ids, blanks allowed
+ * around them, one trailing comma allowed. Syntax only (reads nothing from
+ * /proc): 0 or -EINVAL.
+ */
+int thread_map__check_list(const char *list);
 
 struct thread_map *thread_map__get(struct thread_map *map);
 void thread_map__put(struct thread_map *map);	/* accepts NULL */

@@ -16,6 +16,7 @@ enum topo_level {
 	TOPO_CORE,
 	TOPO_PACKAGE,
 	TOPO_NUMA,
+	TOPO_DIE,	/* dies; the packages where hwloc shows no die level */
 };
 
 struct topology {
@@ -23,18 +24,34 @@ struct topology {
 	bool			synthetic;
 };
 
+/*
+ * Both constructors return NULL with errno set. The host topology includes
+ * the CPUs this process may not run on (perf describes the whole machine);
+ * intersect with the CPUs you record on where that matters. A level the
+ * topology lacks is one group per CPU (TOPO_CORE) or one group holding every
+ * CPU (TOPO_PACKAGE, TOPO_DIE).
+ */
 struct topology *topology__new(void);				/* this machine */
 struct topology *topology__new_synthetic(const char *desc);	/* "pack:2 core:8 pu:2" */
 void topology__delete(struct topology *topo);			/* accepts NULL */
 
 int topology__nr_cpus(const struct topology *topo);
+/* Highest CPU number + 1 (CPU numbers need not be contiguous). */
+int topology__max_cpu(const struct topology *topo);
+/* Every CPU of the topology, ascending, as a new cpu map; NULL on error. */
+struct cpu_map *topology__cpus(const struct topology *topo);
 int topology__nr_groups(const struct topology *topo, enum topo_level level);
 /* CPUs of group i at level (OS indexes), as a new cpu map; NULL on error. */
 struct cpu_map *topology__group_cpus(const struct topology *topo, enum topo_level level, int i);
 /* The group index at level that holds cpu, or -1. */
 int topology__group_of(const struct topology *topo, enum topo_level level, struct cpu cpu);
-/* NUMA node i: its OS index, and memory in kB (total; free where known, else 0). */
+/*
+ * NUMA node i (i < topology__nr_groups(TOPO_NUMA)): its OS index, and its
+ * total memory in kB (host: sysfs MemTotal as perf reads it; synthetic: hwloc).
+ */
 int topology__node_os_index(const struct topology *topo, int i);
 u64 topology__node_mem_kb(const struct topology *topo, int i);
+/* Free memory of NUMA node i in kB (host: sysfs MemFree; synthetic: 0). */
+u64 topology__node_mem_free_kb(const struct topology *topo, int i);
 
 #endif /* PRECORD_TOPOLOGY_H */

@@ -1,0 +1,1024 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * options.c — precord's command line, spelled and meaning what perf
+ * record's does.
+ *
+ * One table lists every option: its short and long name, whether it takes a
+ * value, its help line and the handler that checks the value and stores it
+ * in struct record_opts. Adding an option is one table line and a handler.
+ * perf record options precord does not have yet sit in the same table marked
+ * OPT_UNSUPPORTED, so they get "not supported by precord yet" instead of
+ * "unknown option", and abbreviations stay as ambiguous as they are in perf.
+ *
+ * The scanner follows perf's parse-options: "-Fval" and "-F val", clustered
+ * flags ("-ag"), "--freq=val" and "--freq val", unique prefixes of long
+ * names, "--no-NAME" for negatable options (and "NAME" for those whose name
+ * starts with "no-"), options end at "--" or at the first word that is not
+ * one, which starts the command. Checks that need the machine (events exist,
+ * CPUs online, pids alive, rate limits) belong to the set-up, not here.
+ *
+ * Runs once, on the main thread, before anything else. Errors go back as one
+ * line in the caller's buffer; the only output is --help (stdout) and perf's
+ * informational notes (stderr, unless -q).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "precord/cpumap.h"
+#include "precord/options.h"
+#include "precord/threadmap.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define DEFAULT_FREQ		4000
+#define DEFAULT_OUTPUT		"perf.data"
+#define DEFAULT_DWARF_SIZE	8192
+#define DEFAULT_MAP_TIMEOUT	500	/* ms, perf's PROC_MAP_PARSE_TIMEOUT */
+/* perf's get_stack_size(): round_down(USHRT_MAX, sizeof(u64)) */
+#define MAX_DWARF_SIZE		(65535 & ~7u)
+
+enum opt_arg {
+	OPT_ARG_NONE,		/* a flag */
+	OPT_ARG_REQUIRED,	/* -Xval, -X val, --name=val, --name val */
+	OPT_ARG_OPTIONAL,	/* -Xval or --name=val only */
+};
+
+#define OPT_NEGATABLE	(1u << 0)	/* --no-NAME unsets it */
+#define OPT_UNSUPPORTED	(1u << 1)	/* perf record has it, precord not yet */
+
+struct parse_ctx {
+	struct record_opts	*opts;
+	char			*err;
+	size_t			errlen;
+};
+
+struct opt_def;
+typedef int (*opt_handler)(struct parse_ctx *ctx, const struct opt_def *def,
+			   const char *arg, bool unset);
+
+struct opt_def {
+	char		short_name;	/* 0: none */
+	const char	*long_name;	/* NULL: none */
+	enum opt_arg	arg;
+	unsigned int	flags;
+	const char	*argname;	/* for --help */
+	const char	*help;
+	opt_handler	handle;
+	size_t		field;		/* opt_bool: offsetof the bool in record_opts */
+};
+
+/* ---- messages ---------------------------------------------------------- */
+
+static int __attribute__((format(printf, 3, 4)))
+opt_error(struct parse_ctx *ctx, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->err && ctx->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(ctx->err, ctx->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* "-F/--freq", "--synth" or "-g": how messages name an option. */
+static const char *opt_name(const struct opt_def *def, char *buf, size_t size)
+{
+	if (def->short_name && def->long_name)
+		snprintf(buf, size, "-%c/--%s", def->short_name, def->long_name);
+	else if (def->long_name)
+		snprintf(buf, size, "--%s", def->long_name);
+	else
+		snprintf(buf, size, "-%c", def->short_name);
+	return buf;
+}
+
+static int bad_value(struct parse_ctx *ctx, const struct opt_def *def,
+		     const char *arg, const char *expect)
+{
+	char name[64];
+
+	return opt_error(ctx, -EINVAL, "invalid value '%s' for %s: %s",
+			 arg, opt_name(def, name, sizeof(name)), expect);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+opts__note(struct record_opts *opts, const char *fmt, ...)
+{
+	size_t len = strlen(opts->notes);
+	va_list ap;
+
+	if (len + 1 >= sizeof(opts->notes))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(opts->notes + len, sizeof(opts->notes) - len, fmt, ap);
+	va_end(ap);
+	len = strlen(opts->notes);
+	if (len + 1 < sizeof(opts->notes)) {
+		opts->notes[len] = '\n';
+		opts->notes[len + 1] = '\0';
+	}
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+/*
+ * An unsigned number with nothing around it: no sign, no blanks, no
+ * trailing characters. base 0 also takes 0x (as perf's OPT_U64). Returns 0,
+ * -EINVAL or -ERANGE (above max).
+ */
+static int parse_unsigned(const char *s, int base, unsigned long long max,
+			  unsigned long long *val)
+{
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	*val = strtoull(s, &end, base);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || *val > max)
+		return -ERANGE;
+	return 0;
+}
+
+/* ---- -m sizes (perf's parse_pages_arg) --------------------------------- */
+
+/* N[BKMG] in bytes; -EINVAL when there is no tag or it is malformed, -ERANGE on overflow. */
+static int parse_size_tag(const char *str, unsigned long long *bytes)
+{
+	static const struct { char tag; unsigned long long mult; } tags[] = {
+		{ 'B', 1 }, { 'K', 1ULL << 10 }, { 'M', 1ULL << 20 }, { 'G', 1ULL << 30 },
+	};
+	size_t len = strlen(str), i;
+	unsigned long long v;
+	char num[32];
+	int err;
+
+	if (len < 2 || len >= sizeof(num))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(tags); i++) {
+		if (str[len - 1] != tags[i].tag)
+			continue;
+		memcpy(num, str, len - 1);
+		num[len - 1] = '\0';
+		err = parse_unsigned(num, 10, ULLONG_MAX / tags[i].mult, &v);
+		if (err)
+			return err;
+		*bytes = v * tags[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static unsigned long long roundup_pow2(unsigned long long n)
+{
+	unsigned long long p = 1;
+
+	while (p < n && p <= ULLONG_MAX / 2)
+		p <<= 1;
+	return p < n ? 0 : p;
+}
+
+/*
+ * Pages, or -EINVAL (syntax) or -ERANGE (more than UINT_MAX pages, perf's
+ * limit); *rounded_from is what was asked when it was not a power of two.
+ */
+static long mmap_pages__parse(const char *str, long page_size, unsigned long long *rounded_from)
+{
+	unsigned long long pages, bytes;
+	int err;
+
+	*rounded_from = 0;
+	if (!str || page_size <= 0)
+		return -EINVAL;
+	err = parse_size_tag(str, &bytes);
+	if (err == 0)
+		pages = bytes / page_size + (bytes % page_size != 0);
+	else if (err == -ERANGE)
+		return err;
+	else if ((err = parse_unsigned(str, 10, ULLONG_MAX, &pages)))
+		return err;
+	if (pages == 0 || (pages & (pages - 1))) {
+		/* perf rounds 0 up to 1 page too, with the same note */
+		*rounded_from = pages ? pages : 1;
+		pages = roundup_pow2(pages);
+		if (!pages)
+			return -ERANGE;
+	}
+	if (pages > UINT_MAX)
+		return -ERANGE;
+	return (long)pages;
+}
+
+long parse_mmap_pages(const char *str, long page_size)
+{
+	unsigned long long rounded_from;
+
+	return mmap_pages__parse(str, page_size, &rounded_from);
+}
+
+/* perf's unit_number__scnprintf(): 16K, 1024K, 2M. */
+static void unit_number(char *buf, size_t size, unsigned long long n)
+{
+	static const char units[] = "BKMG";
+	int i = 0;
+
+	while (n / 1024 > 1 && i < 3) {
+		n /= 1024;
+		i++;
+	}
+	snprintf(buf, size, "%llu%c", n, units[i]);
+}
+
+/* ---- handlers ---------------------------------------------------------- */
+
+static int opt_bool(struct parse_ctx *ctx, const struct opt_def *def,
+		    const char *arg, bool unset)
+{
+	*(bool *)((char *)ctx->opts + def->field) = !unset;
+	return 0;
+}
+
+static int opt_event(struct parse_ctx *ctx, const struct opt_def *def,
+		     const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	const char **events;
+	const char *s = arg;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return bad_value(ctx, def, arg,
+				 "expected an event name; 'perf list' shows the events");
+	events = realloc(opts->events, (opts->nr_events + 1) * sizeof(*events));
+	if (!events)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing -e/--event '%s'", arg);
+	events[opts->nr_events++] = arg;
+	opts->events = events;
+	return 0;
+}
+
+static int opt_count(struct parse_ctx *ctx, const struct opt_def *def,
+		     const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (parse_unsigned(arg, 0, ULLONG_MAX, &v) || v == 0)
+		return bad_value(ctx, def, arg, "expected a positive number of events per sample");
+	ctx->opts->count = v;
+	return 0;
+}
+
+static int opt_freq(struct parse_ctx *ctx, const struct opt_def *def,
+		    const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	unsigned long long v;
+
+	if (!strcasecmp(arg, "max")) {
+		opts->freq_max = true;
+		opts->freq_set = true;
+		return 0;
+	}
+	if (parse_unsigned(arg, 10, UINT_MAX, &v) || v == 0)
+		return bad_value(ctx, def, arg,
+				 "expected a positive number of samples per second, or 'max'");
+	opts->freq = (unsigned int)v;
+	opts->freq_set = true;
+	opts->freq_max = false;
+	return 0;
+}
+
+/* -g: call graphs, frame pointers unless --call-graph chose a mode (as perf). */
+static int opt_g(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset)
+{
+	if (ctx->opts->callgraph == CALLGRAPH_NONE)
+		ctx->opts->callgraph = CALLGRAPH_FP;
+	return 0;
+}
+
+/* "fp[,DEPTH]" */
+static int call_graph_fp(struct parse_ctx *ctx, const struct opt_def *def,
+			 const char *arg, const char *rest)
+{
+	unsigned long long v = 0;
+
+	if (rest && parse_unsigned(rest, 0, UINT_MAX, &v))
+		return bad_value(ctx, def, arg,
+				 "expected fp,DEPTH with DEPTH the most stack frames to record");
+	ctx->opts->callgraph = CALLGRAPH_FP;
+	ctx->opts->max_stack = (unsigned int)v;
+	return 0;
+}
+
+/* "dwarf[,SIZE]": perf's get_stack_size() rounds up to 8 bytes, at most 65528. */
+static int call_graph_dwarf(struct parse_ctx *ctx, const struct opt_def *def,
+			    const char *arg, const char *rest)
+{
+	unsigned long long v = DEFAULT_DWARF_SIZE;
+	char expect[96];
+
+	if (rest) {
+		snprintf(expect, sizeof(expect),
+			 "stack dump size must be 1 to %u bytes (dwarf,SIZE)", MAX_DWARF_SIZE);
+		if (parse_unsigned(rest, 0, MAX_DWARF_SIZE, &v) || v == 0)
+			return bad_value(ctx, def, arg, expect);
+		v = (v + 7) & ~7ULL;
+	}
+	ctx->opts->callgraph = CALLGRAPH_DWARF;
+	ctx->opts->dwarf_stack_size = (u32)v;
+	return 0;
+}
+
+static int opt_call_graph(struct parse_ctx *ctx, const struct opt_def *def,
+			  const char *arg, bool unset)
+{
+	const char *comma, *rest;
+	char mode[16];
+	size_t len;
+
+	if (unset) {
+		ctx->opts->callgraph = CALLGRAPH_NONE;
+		return 0;
+	}
+	comma = strchr(arg, ',');
+	len = comma ? (size_t)(comma - arg) : strlen(arg);
+	rest = comma && comma[1] ? comma + 1 : NULL;	/* "dwarf," is "dwarf", as perf */
+	if (len >= sizeof(mode))
+		len = sizeof(mode) - 1;
+	memcpy(mode, arg, len);
+	mode[len] = '\0';
+
+	if (!strcmp(mode, "fp"))
+		return call_graph_fp(ctx, def, arg, rest);
+	if (!strcmp(mode, "dwarf"))
+		return call_graph_dwarf(ctx, def, arg, rest);
+	if (!strcmp(mode, "lbr"))
+		return opt_error(ctx, -EINVAL,
+				 "--call-graph '%s' is not supported by precord (no LBR here); use fp or dwarf",
+				 arg);
+	return bad_value(ctx, def, arg, "expected fp[,DEPTH] or dwarf[,SIZE]");
+}
+
+static int opt_verbose(struct parse_ctx *ctx, const struct opt_def *def,
+		       const char *arg, bool unset)
+{
+	ctx->opts->verbose++;
+	return 0;
+}
+
+static int opt_mmap_pages(struct parse_ctx *ctx, const struct opt_def *def,
+			  const char *arg, bool unset)
+{
+	unsigned long long rounded_from;
+	const char *comma = strchr(arg, ',');
+	long page_size = sysconf(_SC_PAGESIZE);
+	char data[32], size[32];
+	size_t len;
+	long pages;
+
+	if (comma && comma[1])
+		return opt_error(ctx, -EINVAL,
+				 "AUX area buffers ('%s' after the comma in -m/--mmap-pages) are not supported by precord yet",
+				 comma + 1);
+	len = comma ? (size_t)(comma - arg) : strlen(arg);
+	if (len >= sizeof(data))
+		return bad_value(ctx, def, arg,
+				 "expected a number of pages, or a size with B/K/M/G");
+	memcpy(data, arg, len);
+	data[len] = '\0';
+
+	pages = mmap_pages__parse(data, page_size, &rounded_from);
+	if (pages == -ERANGE)
+		return bad_value(ctx, def, arg, "too large: at most 2147483648 pages");
+	if (pages < 0)
+		return bad_value(ctx, def, arg,
+				 "expected a number of pages, or a size with B/K/M/G");
+	if (rounded_from) {
+		unit_number(size, sizeof(size), (unsigned long long)pages * page_size);
+		opts__note(ctx->opts, "rounding mmap pages size to %s (%ld pages)", size, pages);
+	}
+	ctx->opts->mmap_pages = (unsigned int)pages;
+	return 0;
+}
+
+static int opt_output(struct parse_ctx *ctx, const struct opt_def *def,
+		      const char *arg, bool unset)
+{
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected a file name");
+	if (!strcmp(arg, "-"))
+		return opt_error(ctx, -EINVAL,
+				 "-o/--output '-' (pipe mode, to stdout) is not supported by precord yet");
+	ctx->opts->output = arg;
+	return 0;
+}
+
+static int opt_delay(struct parse_ctx *ctx, const struct opt_def *def,
+		     const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (!strcmp(arg, "-1")) {
+		ctx->opts->delay_ms = -1;
+		return 0;
+	}
+	if (isdigit((unsigned char)arg[0]) && strpbrk(arg, "-,"))
+		return opt_error(ctx, -EINVAL,
+				 "time ranges for -D/--delay ('%s') are not supported by precord yet", arg);
+	if (parse_unsigned(arg, 10, INT_MAX, &v))
+		return bad_value(ctx, def, arg,
+				 "expected milliseconds, or -1 to start with events disabled");
+	ctx->opts->delay_ms = (int)v;
+	return 0;
+}
+
+/* perf's clockid names, case-insensitive, with an optional CLOCK_ prefix. */
+static const struct {
+	const char	*name;
+	int		clockid;
+} clockids[] = {
+	{ "monotonic",		CLOCK_MONOTONIC },
+	{ "monotonic_raw",	CLOCK_MONOTONIC_RAW },
+	{ "realtime",		CLOCK_REALTIME },
+	{ "boottime",		CLOCK_BOOTTIME },
+	{ "tai",		CLOCK_TAI },
+	{ "mono",		CLOCK_MONOTONIC },
+	{ "raw",		CLOCK_MONOTONIC_RAW },
+	{ "real",		CLOCK_REALTIME },
+	{ "boot",		CLOCK_BOOTTIME },
+};
+
+static int opt_clockid(struct parse_ctx *ctx, const struct opt_def *def,
+		       const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	const char *name = arg;
+	unsigned long long v;
+	size_t i;
+
+	if (unset) {
+		opts->clockid_set = false;
+		return 0;
+	}
+	if (opts->clockid_set)
+		return opt_error(ctx, -EINVAL,
+				 "-k/--clockid given twice ('%s'): give one clock", arg);
+	if (parse_unsigned(arg, 10, INT_MAX, &v) == 0) {
+		opts->clockid = (int)v;
+		opts->clockid_set = true;
+		return 0;
+	}
+	if (!strncasecmp(name, "CLOCK_", 6))
+		name += 6;
+	for (i = 0; i < ARRAY_SIZE(clockids); i++) {
+		if (!strcasecmp(name, clockids[i].name)) {
+			opts->clockid = clockids[i].clockid;
+			opts->clockid_set = true;
+			return 0;
+		}
+	}
+	return bad_value(ctx, def, arg,
+			 "unknown clockid; use monotonic, monotonic_raw, realtime, boottime, tai or a number");
+}
+
+static int opt_realtime(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (parse_unsigned(arg, 10, 99, &v) || v < 1)
+		return bad_value(ctx, def, arg, "expected a SCHED_FIFO priority from 1 to 99");
+	ctx->opts->realtime_prio = (int)v;
+	return 0;
+}
+
+static int opt_cpu(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	int err = cpu_map__check_list(arg);
+
+	if (err == -ENOMEM)
+		return opt_error(ctx, err, "out of memory parsing -C/--cpu '%s'", arg);
+	if (err)
+		return opt_error(ctx, -EINVAL,
+				 "invalid CPU list '%s' for -C/--cpu: expected CPU numbers and ranges such as 0-3,6",
+				 arg);
+	ctx->opts->cpu_list = arg;
+	return 0;
+}
+
+static int opt_pid(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	if (thread_map__check_list(arg))
+		return opt_error(ctx, -EINVAL,
+				 "invalid pid list '%s' for -p/--pid: expected process ids such as 1234,5678",
+				 arg);
+	ctx->opts->pid_list = arg;
+	return 0;
+}
+
+static int opt_tid(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	if (thread_map__check_list(arg))
+		return opt_error(ctx, -EINVAL,
+				 "invalid tid list '%s' for -t/--tid: expected thread ids such as 1234,5678",
+				 arg);
+	ctx->opts->tid_list = arg;
+	return 0;
+}
+
+/* One word of --synth into *mode; -EINVAL if unknown, -ENOTSUP for cgroup. */
+static int synth_word(const char *w, size_t len, bool *task, bool *mmap, int *mode)
+{
+	if ((len == 2 && !strncasecmp(w, "no", 2)) || (len == 4 && !strncasecmp(w, "none", 4)))
+		*mode = SYNTH_NO;
+	else if (len == 3 && !strncasecmp(w, "all", 3))
+		*mode = SYNTH_ALL;
+	else if (len == 4 && !strncasecmp(w, "task", 4))
+		*task = true;
+	else if (len == 4 && !strncasecmp(w, "mmap", 4))
+		*mmap = true;
+	else if (len == 6 && !strncasecmp(w, "cgroup", 6))
+		return -ENOTSUP;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* As perf's parse_synth_opt(): the first "no" or "all" decides, else task/mmap add up. */
+static int opt_synth(struct parse_ctx *ctx, const struct opt_def *def,
+		     const char *arg, bool unset)
+{
+	bool task = false, mmap = false;
+	const char *w = arg;
+	int mode = -1, err;
+
+	for (;;) {
+		size_t len = strcspn(w, ",");
+
+		err = synth_word(w, len, &task, &mmap, &mode);
+		if (err == -ENOTSUP)
+			return opt_error(ctx, -EINVAL,
+					 "--synth '%s': cgroup records are not supported by precord yet", arg);
+		if (err)
+			return bad_value(ctx, def, arg,
+					 "expected no, all, task or mmap (comma-separated)");
+		if (mode >= 0 || !w[len])
+			break;
+		w += len + 1;
+	}
+	if (mode < 0)
+		mode = mmap ? SYNTH_MMAP : SYNTH_TASK;
+	ctx->opts->synth = mode;
+	return 0;
+}
+
+static int opt_proc_map_timeout(struct parse_ctx *ctx, const struct opt_def *def,
+				const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (parse_unsigned(arg, 10, UINT_MAX, &v) || v == 0)
+		return bad_value(ctx, def, arg, "expected a positive number of milliseconds");
+	ctx->opts->proc_map_timeout = (unsigned int)v;
+	return 0;
+}
+
+static int opt_nr_threads_synth(struct parse_ctx *ctx, const struct opt_def *def,
+				const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (parse_unsigned(arg, 10, INT_MAX, &v) || v == 0)
+		return bad_value(ctx, def, arg, "expected a positive number of threads");
+	ctx->opts->nr_threads_synthesize = (int)v;
+	return 0;
+}
+
+static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
+		    const char *arg, bool unset)
+{
+	record_opts__usage();
+	return 1;
+}
+
+static int opt_unsupported(struct parse_ctx *ctx, const struct opt_def *def,
+			   const char *arg, bool unset)
+{
+	char name[64];
+
+	return opt_error(ctx, -EINVAL, "option '%s' is not supported by precord yet",
+			 opt_name(def, name, sizeof(name)));
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+#define OPT_BOOL(s, l, member, h)						\
+	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE, NULL, h, opt_bool,			\
+	  offsetof(struct record_opts, member) }
+#define OPT_VALUE(s, l, an, fn, h)						\
+	{ s, l, OPT_ARG_REQUIRED, 0, an, h, fn, 0 }
+#define OPT_PERF_ONLY(s, l)							\
+	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE | OPT_UNSUPPORTED, NULL, NULL,	\
+	  opt_unsupported, 0 }
+
+/* In perf's --help order: short names alphabetically, then long-only names. */
+static const struct opt_def record_options[] = {
+	OPT_BOOL('a', "all-cpus", system_wide, "system-wide collection from all CPUs"),
+	OPT_PERF_ONLY('b', "branch-any"),
+	OPT_BOOL('B', "no-buildid", no_buildid, "do not collect buildids in perf.data"),
+	OPT_VALUE('c', "count", "<n>", opt_count, "event period to sample"),
+	OPT_VALUE('C', "cpu", "<cpu>", opt_cpu, "list of cpus to monitor"),
+	OPT_PERF_ONLY('d', "data"),
+	OPT_VALUE('D', "delay", "<ms>", opt_delay,
+		  "ms to wait before starting measurement (-1: start with events disabled)"),
+	OPT_VALUE('e', "event", "<event>", opt_event,
+		  "event selector. use 'perf list' to list available events"),
+	OPT_VALUE('F', "freq", "<freq or 'max'>", opt_freq, "profile at this frequency"),
+	{ 'g', NULL, OPT_ARG_NONE, 0, NULL,
+	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0 },
+	OPT_PERF_ONLY('G', "cgroup"),
+	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0 },
+	OPT_PERF_ONLY('I', "intr-regs"),
+	OPT_BOOL('i', "no-inherit", no_inherit, "child tasks do not inherit counters"),
+	OPT_PERF_ONLY('j', "branch-filter"),
+	{ 'k', "clockid", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<clockid>",
+	  "clockid to use for events, see clock_gettime()", opt_clockid, 0 },
+	OPT_VALUE('m', "mmap-pages", "<pages>", opt_mmap_pages,
+		  "number of mmap data pages, or a size with B/K/M/G"),
+	OPT_PERF_ONLY('N', "no-buildid-cache"),
+	OPT_PERF_ONLY('n', "no-samples"),
+	OPT_VALUE('o', "output", "<file>", opt_output, "output file name"),
+	OPT_PERF_ONLY('P', "period"),
+	OPT_VALUE('p', "pid", "<pid>", opt_pid, "record events on existing process id"),
+	OPT_BOOL('q', "quiet", quiet, "don't print any warnings or messages"),
+	OPT_PERF_ONLY('R', "raw-samples"),
+	OPT_VALUE('r', "realtime", "<n>", opt_realtime,
+		  "collect data with this RT SCHED_FIFO priority"),
+	OPT_PERF_ONLY('S', "snapshot"),
+	OPT_PERF_ONLY('s', "stat"),
+	OPT_VALUE('t', "tid", "<tid>", opt_tid, "record events on existing thread id"),
+	OPT_PERF_ONLY('T', "timestamp"),
+	OPT_PERF_ONLY('u', "uid"),
+	{ 'v', "verbose", OPT_ARG_NONE, 0, NULL, "be more verbose (repeat for more)",
+	  opt_verbose, 0 },
+	OPT_PERF_ONLY('W', "weight"),
+	OPT_PERF_ONLY('z', "compression-level"),
+	OPT_PERF_ONLY(0, "affinity"),
+	OPT_PERF_ONLY(0, "aio"),
+	OPT_PERF_ONLY(0, "all-cgroups"),
+	OPT_PERF_ONLY(0, "all-kernel"),
+	OPT_PERF_ONLY(0, "all-user"),
+	OPT_PERF_ONLY(0, "aux-sample"),
+	OPT_PERF_ONLY(0, "buildid-all"),
+	OPT_BOOL(0, "buildid-mmap", buildid_mmap,
+		 "record build ids in mmap events (default; --no-buildid-mmap: don't)"),
+	{ 0, "call-graph", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<fp[,depth]|dwarf[,size]>",
+	  "setup and enables call-graph recording (dwarf size default 8192, max 65528)",
+	  opt_call_graph, 0 },
+	OPT_PERF_ONLY(0, "clang-opt"),
+	OPT_PERF_ONLY(0, "clang-path"),
+	OPT_PERF_ONLY(0, "code-page-size"),
+	OPT_PERF_ONLY(0, "control"),
+	OPT_PERF_ONLY(0, "data-page-size"),
+	OPT_PERF_ONLY(0, "debuginfod"),
+	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
+	OPT_PERF_ONLY(0, "exclude-perf"),
+	OPT_PERF_ONLY(0, "filter"),
+	OPT_PERF_ONLY(0, "group"),
+	OPT_PERF_ONLY(0, "kcore"),
+	OPT_PERF_ONLY(0, "kernel-callchains"),
+	OPT_PERF_ONLY(0, "max-size"),
+	OPT_PERF_ONLY(0, "mmap-flush"),
+	OPT_PERF_ONLY(0, "namespaces"),
+	OPT_PERF_ONLY(0, "no-bpf-event"),
+	OPT_PERF_ONLY(0, "no-buffering"),
+	OPT_VALUE(0, "num-thread-synthesize", "<n>", opt_nr_threads_synth,
+		  "number of threads to run for event synthesis"),
+	OPT_PERF_ONLY(0, "off-cpu"),
+	OPT_PERF_ONLY(0, "overwrite"),
+	OPT_PERF_ONLY(0, "per-thread"),
+	OPT_PERF_ONLY(0, "phys-data"),
+	OPT_VALUE(0, "proc-map-timeout", "<ms>", opt_proc_map_timeout,
+		  "per thread proc mmap processing timeout in ms (default 500)"),
+	OPT_PERF_ONLY(0, "running-time"),
+	OPT_PERF_ONLY(0, "sample-cpu"),
+	OPT_PERF_ONLY(0, "sample-identifier"),
+	OPT_PERF_ONLY(0, "strict-freq"),
+	OPT_BOOL(0, "switch-events", switch_events, "record context switch events"),
+	OPT_PERF_ONLY(0, "switch-max-files"),
+	OPT_PERF_ONLY(0, "switch-output"),
+	OPT_PERF_ONLY(0, "switch-output-event"),
+	OPT_VALUE(0, "synth", "<no|all|task|mmap>", opt_synth,
+		  "fine-tune event synthesis: default=all"),
+	OPT_PERF_ONLY(0, "tail-synthesize"),
+	OPT_PERF_ONLY(0, "threads"),
+	OPT_PERF_ONLY(0, "timestamp-boundary"),
+	OPT_PERF_ONLY(0, "timestamp-filename"),
+	OPT_PERF_ONLY(0, "transaction"),
+	OPT_PERF_ONLY(0, "user-callchains"),
+	OPT_PERF_ONLY(0, "user-regs"),
+	OPT_PERF_ONLY(0, "vmlinux"),
+};
+
+/* ---- the scanner ------------------------------------------------------- */
+
+enum { MATCH_NONE, MATCH_PREFIX, MATCH_EXACT };
+
+/* How the typed key (keylen chars) matches the spelling pre+name. */
+static int match_spelling(const char *key, size_t keylen, const char *pre, const char *name)
+{
+	size_t plen = strlen(pre), nlen = strlen(name);
+
+	if (keylen > plen + nlen)
+		return MATCH_NONE;
+	if (strncmp(key, pre, keylen < plen ? keylen : plen))
+		return MATCH_NONE;
+	if (keylen > plen && strncmp(key + plen, name, keylen - plen))
+		return MATCH_NONE;
+	return keylen == plen + nlen ? MATCH_EXACT : MATCH_PREFIX;
+}
+
+/* The long spellings of an option: NAME, no-NAME, and NAME less its "no-". */
+struct spelling {
+	const struct opt_def	*def;
+	const char		*pre;
+	const char		*name;
+	bool			unset;
+};
+
+static int opt_spellings(const struct opt_def *def, struct spelling sp[3])
+{
+	int n = 0;
+
+	if (!def->long_name)
+		return 0;
+	sp[n++] = (struct spelling){ def, "", def->long_name, false };
+	if (def->flags & OPT_NEGATABLE) {
+		sp[n++] = (struct spelling){ def, "no-", def->long_name, true };
+		if (!strncmp(def->long_name, "no-", 3))
+			sp[n++] = (struct spelling){ def, "", def->long_name + 3, true };
+	}
+	return n;
+}
+
+/* Find the option a long key names: exact spelling first, else a unique prefix. */
+static int find_long(struct parse_ctx *ctx, const char *key, size_t keylen,
+		     struct spelling *found)
+{
+	struct spelling sp[3], prefix = { 0 }, other = { 0 };
+	size_t i;
+	int j, n;
+
+	for (i = 0; keylen && i < ARRAY_SIZE(record_options); i++) {
+		n = opt_spellings(&record_options[i], sp);
+		for (j = 0; j < n; j++) {
+			int m = match_spelling(key, keylen, sp[j].pre, sp[j].name);
+
+			if (m == MATCH_EXACT) {
+				*found = sp[j];
+				return 0;
+			}
+			if (m == MATCH_PREFIX && !prefix.def)
+				prefix = sp[j];
+			else if (m == MATCH_PREFIX && !other.def)
+				other = sp[j];
+		}
+	}
+	if (other.def)
+		return opt_error(ctx, -EINVAL,
+				 "option '--%.*s' is ambiguous (could be --%s%s or --%s%s)",
+				 (int)keylen, key, prefix.pre, prefix.name, other.pre, other.name);
+	if (!prefix.def)
+		return opt_error(ctx, -EINVAL,
+				 "unknown option '--%.*s'; 'precord --help' lists the options",
+				 (int)keylen, key);
+	*found = prefix;
+	return 0;
+}
+
+static int missing_value(struct parse_ctx *ctx, const struct opt_def *def)
+{
+	char name[64];
+
+	return opt_error(ctx, -EINVAL, "option '%s' requires a value",
+			 opt_name(def, name, sizeof(name)));
+}
+
+/* argv[*i] is "--key[=value]"; consumes it and its value. */
+static int parse_long(struct parse_ctx *ctx, int argc, char **argv, int *i)
+{
+	const char *key = argv[*i] + 2, *eq = strchr(key, '='), *value;
+	size_t keylen = eq ? (size_t)(eq - key) : strlen(key);
+	const struct opt_def *def;
+	struct spelling sp = { 0 };
+	int err;
+
+	(*i)++;
+	err = find_long(ctx, key, keylen, &sp);
+	if (err)
+		return err;
+	def = sp.def;
+	if (def->flags & OPT_UNSUPPORTED)
+		return def->handle(ctx, def, NULL, sp.unset);
+	if (eq && (def->arg == OPT_ARG_NONE || sp.unset))
+		return opt_error(ctx, -EINVAL, "option '--%s%s' takes no value ('%s')",
+				 sp.pre, sp.name, argv[*i - 1]);
+	value = eq ? eq + 1 : NULL;
+	if (!eq && !sp.unset && def->arg == OPT_ARG_REQUIRED) {
+		if (*i >= argc)
+			return missing_value(ctx, def);
+		value = argv[(*i)++];
+	}
+	return def->handle(ctx, def, value, sp.unset);
+}
+
+static const struct opt_def *find_short(char c)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(record_options); i++) {
+		if (record_options[i].short_name == c)
+			return &record_options[i];
+	}
+	return NULL;
+}
+
+/* argv[*i] is "-abc" or "-Fval"; consumes it and a separate value. */
+static int parse_short(struct parse_ctx *ctx, int argc, char **argv, int *i)
+{
+	const char *p = argv[*i] + 1, *value;
+	const struct opt_def *def;
+	int err;
+
+	(*i)++;
+	while (*p) {
+		def = find_short(*p);
+		if (!def)
+			return opt_error(ctx, -EINVAL,
+					 "unknown option '-%c'; 'precord --help' lists the options", *p);
+		p++;
+		if ((def->flags & OPT_UNSUPPORTED) || def->arg == OPT_ARG_NONE) {
+			err = def->handle(ctx, def, NULL, false);
+			if (err)
+				return err;
+			continue;
+		}
+		value = *p ? p : NULL;
+		if (!value && def->arg == OPT_ARG_REQUIRED) {
+			if (*i >= argc)
+				return missing_value(ctx, def);
+			value = argv[(*i)++];
+		}
+		return def->handle(ctx, def, value, false);
+	}
+	return 0;
+}
+
+/* ---- after the options: perf's cross-option rules ---------------------- */
+
+static int record_opts__finish(struct parse_ctx *ctx)
+{
+	struct record_opts *opts = ctx->opts;
+
+	if (opts->count && opts->freq_set)
+		return opt_error(ctx, -EINVAL,
+				 "cannot set frequency (-F) and period (-c %llu) at the same time; give one of them",
+				 (unsigned long long)opts->count);
+	if (opts->pid_list && opts->tid_list) {
+		opts__note(opts, "Warning: -p/--pid %s overriding -t/--tid %s",
+			   opts->pid_list, opts->tid_list);
+		opts->tid_list = NULL;
+	}
+	/* target__validate(): a task target wins over CPU and system-wide ones */
+	if ((opts->pid_list || opts->tid_list) && opts->cpu_list) {
+		opts__note(opts, "Warning: PID/TID switch overriding CPU");
+		opts->cpu_list = NULL;
+	}
+	if ((opts->pid_list || opts->tid_list) && opts->system_wide) {
+		opts__note(opts, "Warning: PID/TID switch overriding SYSTEM");
+		opts->system_wide = false;
+	}
+	if (!opts->pid_list && !opts->tid_list && !opts->cpu_list && opts->argc == 0)
+		opts->system_wide = true;
+	return 0;
+}
+
+/* Where the options start: after the program name and a "record" subcommand. */
+static int first_option(int argc, char **argv)
+{
+	const char *prog;
+
+	if (argc < 2)
+		return argc < 1 ? 0 : 1;
+	prog = strrchr(argv[0], '/');
+	prog = prog ? prog + 1 : argv[0];
+	if (strcmp(prog, "record") && !strcmp(argv[1], "record"))
+		return 2;
+	return 1;
+}
+
+int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
+{
+	struct parse_ctx ctx = { opts, err, errlen };
+	int i = first_option(argc, argv), ret = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	while (i < argc) {
+		const char *arg = argv[i];
+
+		if (arg[0] != '-' || arg[1] == '\0')
+			break;			/* the command starts here */
+		if (!strcmp(arg, "--")) {
+			i++;
+			break;
+		}
+		if (arg[1] == '-')
+			ret = parse_long(&ctx, argc, argv, &i);
+		else
+			ret = parse_short(&ctx, argc, argv, &i);
+		if (ret)
+			return ret;
+	}
+	opts->argc = argc - i;
+	opts->argv = argv + i;
+	ret = record_opts__finish(&ctx);
+	if (!ret && !opts->quiet)
+		fputs(opts->notes, stderr);
+	return ret;
+}
+
+void record_opts__init(struct record_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->freq = DEFAULT_FREQ;
+	opts->dwarf_stack_size = DEFAULT_DWARF_SIZE;
+	opts->output = DEFAULT_OUTPUT;
+	opts->buildid_mmap = true;
+	opts->synth = SYNTH_ALL;
+	opts->proc_map_timeout = DEFAULT_MAP_TIMEOUT;
+}
+
+void record_opts__exit(struct record_opts *opts)
+{
+	if (!opts)
+		return;
+	free(opts->events);
+	opts->events = NULL;
+	opts->nr_events = 0;
+}
+
+/* ---- --help ------------------------------------------------------------ */
+
+#define USAGE_OPTS_WIDTH	24
+#define USAGE_GAP		2
+
+static void usage_line(const struct opt_def *def)
+{
+	int pos = printf("    ");
+
+	if (def->short_name)
+		pos += printf("-%c%s", def->short_name, def->long_name ? ", " : "");
+	else
+		pos += printf("    ");
+	if (def->long_name)
+		pos += printf("--%s", def->long_name);
+	if (def->argname)
+		pos += printf(" %s", def->argname);
+	if (pos <= USAGE_OPTS_WIDTH) {
+		printf("%*s%s\n", USAGE_OPTS_WIDTH - pos + USAGE_GAP, "", def->help);
+	} else {
+		printf("\n%*s%s\n", USAGE_OPTS_WIDTH + USAGE_GAP, "", def->help);
+	}
+}
+
+void record_opts__usage(void)
+{
+	size_t i;
+
+	printf("\n Usage: precord [record] [<options>] [<command>]\n"
+	       "    or: precord [record] [<options>] -- <command> [<options>]\n\n");
+	for (i = 0; i < ARRAY_SIZE(record_options); i++) {
+		if (!(record_options[i].flags & OPT_UNSUPPORTED))
+			usage_line(&record_options[i]);
+	}
+	printf("\n perf record options not listed here are not supported by precord yet.\n"
+	       " See precord(1) and perf-record(1).\n\n");
+}

@@ -1,0 +1,1087 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c — the record command: options → evlist → rings → perf.data.
+ *
+ * Runs on the main thread, which owns the setup and the end and handles every
+ * signal (through a signalfd, with all signals blocked so the streaming
+ * thread never sees one). The order is perf record's:
+ *
+ *   parse options → build and configure the evlist → open the output
+ *   → fork the workload (it waits) → open and mmap the events
+ *   → write the header → synthesize what already runs (tracking events
+ *     already on for system-wide, so nothing born meanwhile is missed)
+ *   → start the streaming thread → enable → let the workload exec
+ *   → wait for the workload, a signal, a delay or the streaming thread
+ *   → disable → final drain → LOST_SAMPLES → features and final header.
+ *
+ * Data flow: synthesized records go straight to the writer from this thread
+ * before the streaming thread starts and after it stops; between the two the
+ * writer belongs to the streaming thread. A write error (a full disk) stops
+ * the recording; the file is cut back to its last whole record and finished
+ * so perf still opens it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "precord/record.h"
+#include "precord/options.h"
+#include "precord/evlist.h"
+#include "precord/parse-events.h"
+#include "precord/header.h"
+#include "precord/synthesize.h"
+#include "precord/writer.h"
+#include "precord/stream.h"
+
+#define EXIT_USAGE	129
+#define EXIT_NOEXEC	127
+
+/* x86-64 user registers perf samples for DWARF unwinding (PERF_REGS_MASK without segments). */
+#define DWARF_REGS_MASK_X86_64	0xff0fffULL
+
+struct workload {
+	pid_t	pid;		/* -1: none */
+	int	go_fd;		/* write end: one byte lets the child exec */
+	int	err_fd;		/* read end: the child's errno when exec failed, EOF when it ran */
+	int	status;		/* from waitpid */
+	bool	exited;
+	int	exec_errno;
+};
+
+struct record {
+	struct record_opts	opts;
+	struct evlist		*evlist;
+	struct evsel		*tracking;	/* gets mmap/comm/task records */
+	bool			system_wide;	/* per-CPU target (-a, -C, or none) */
+	struct workload		wl;
+
+	const char		*path;
+	int			out_fd;
+	struct writer		writer;
+	u64			data_offset;
+	bool			header_written;
+
+	struct stream		stream;
+	int			notify_fd;	/* the stream thread stopped by itself */
+	int			sig_fd;
+	sigset_t		old_mask;
+
+	int			stop_signal;	/* signal that ended the recording, 0 */
+	int			write_error;	/* -errno from the writer, 0 */
+	u64			lost_samples;	/* from PERF_FORMAT_LOST at exit */
+	u64			synth_bytes;
+	int			full_argc;
+	const char		**full_argv;
+};
+
+/* ---- events and targets ------------------------------------------------ */
+
+static int record__parse_events(struct record *rec)
+{
+	struct parse_events_error err = { .msg = "" };
+	int i, ret;
+
+	for (i = 0; i < rec->opts.nr_events; i++) {
+		ret = parse_events(rec->evlist, rec->opts.events[i], &err);
+		if (ret) {
+			fprintf(stderr, "precord: %s\n", err.msg);
+			return ret;
+		}
+	}
+	if (rec->evlist->nr_entries == 0) {
+		ret = parse_events__default(rec->evlist, &err);
+		if (ret) {
+			fprintf(stderr, "precord: %s\n", err.msg);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void print_online(char *buf, size_t size)
+{
+	struct cpu_map *online = cpu_map__new_online();
+
+	buf[0] = '\0';
+	if (online)
+		cpu_map__snprintf(online, buf, size);
+	cpu_map__put(online);
+}
+
+static int record__create_maps(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	struct cpu_map *cpus = NULL;
+	struct thread_map *threads = NULL;
+	char online[256];
+	pid_t bad = 0;
+	int bad_cpu = -1, err;
+
+	if (o->cpu_list) {
+		err = cpu_map__parse(o->cpu_list, &cpus, &bad_cpu);
+		if (err == -ENODEV) {
+			print_online(online, sizeof(online));
+			fprintf(stderr, "precord: CPU %d is not online (online: %s); fix the -C list\n",
+				bad_cpu, online);
+			return err;
+		}
+		if (err) {
+			fprintf(stderr, "precord: bad CPU list '%s' for -C: expected CPU numbers and ranges like 0-3,6\n",
+				o->cpu_list);
+			return err;
+		}
+	} else {
+		cpus = cpu_map__new_online();
+		if (!cpus)
+			return -ENOMEM;
+	}
+
+	if (o->pid_list || o->tid_list) {
+		err = o->pid_list ? thread_map__new_pids(o->pid_list, &threads, &bad)
+				  : thread_map__new_tids(o->tid_list, &threads, &bad);
+		if (err == -ESRCH)
+			fprintf(stderr, "precord: %s %d does not exist; check the %s list\n",
+				o->pid_list ? "process" : "thread", bad, o->pid_list ? "-p" : "-t");
+		else if (err)
+			fprintf(stderr, "precord: bad %s list '%s': expected ids like 123,456\n",
+				o->pid_list ? "-p" : "-t", o->pid_list ? o->pid_list : o->tid_list);
+		if (err)
+			goto out_put;
+		rec->system_wide = false;
+	} else if (o->argc > 0 && !o->system_wide && !o->cpu_list) {
+		threads = NULL;		/* the workload's pid, once forked */
+		rec->system_wide = false;
+	} else {
+		threads = thread_map__new_dummy();
+		rec->system_wide = true;
+	}
+	evlist__set_maps(rec->evlist, cpus, threads);
+	err = 0;
+out_put:
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+	return err;
+}
+
+static unsigned int max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned int rate = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &rate) != 1)
+			rate = 0;
+		fclose(f);
+	}
+	return rate;
+}
+
+/* Sampling period or frequency, after perf's cap at perf_event_max_sample_rate. */
+static void record__config_rate(struct record *rec, struct perf_event_attr *attr)
+{
+	struct record_opts *o = &rec->opts;
+	unsigned int max = max_sample_rate(), freq = o->freq;
+
+	if (o->count && !o->freq_set) {
+		attr->sample_period = o->count;
+		attr->freq = 0;
+		return;
+	}
+	if (o->freq_max && max)
+		freq = max;
+	if (max && freq > max) {
+		fprintf(stderr, "precord: warning: -F %u is above the maximum sample rate %u Hz "
+			"(kernel.perf_event_max_sample_rate); recording at %u Hz\n", freq, max, max);
+		freq = max;
+	}
+	attr->sample_freq = freq;
+	attr->freq = 1;
+	attr->sample_type |= PERF_SAMPLE_PERIOD;
+}
+
+/*
+ * One evsel's attr, as perf record sets it (evsel__config), plus what precord
+ * forces on purpose: sample_id_all, TIME and IDENTIFIER on every event,
+ * read_format ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap).
+ */
+static void record__config_evsel(struct record *rec, struct evsel *evsel)
+{
+	struct record_opts *o = &rec->opts;
+	struct perf_event_attr *attr = &evsel->attr;
+	bool tp = evsel__is_tracepoint(evsel);
+	bool dummy = attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY;
+
+	attr->size = sizeof(*attr);
+	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			     PERF_SAMPLE_IDENTIFIER;
+	attr->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	attr->sample_id_all = 1;
+	attr->disabled = 1;
+	attr->inherit = !o->no_inherit;
+	if (rec->system_wide)
+		attr->sample_type |= PERF_SAMPLE_CPU;
+
+	if (tp) {
+		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+		attr->sample_period = o->count ? o->count : 1;
+		attr->freq = 0;
+	} else if (dummy) {
+		attr->sample_period = 1;
+		attr->freq = 0;
+	} else {
+		record__config_rate(rec, attr);
+	}
+
+	if (o->callgraph != CALLGRAPH_NONE && !dummy) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (o->callgraph == CALLGRAPH_DWARF) {
+			attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+					     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+			attr->sample_regs_user = DWARF_REGS_MASK_X86_64;
+			attr->sample_stack_user = o->dwarf_stack_size;
+			attr->exclude_callchain_user = 1;
+			attr->mmap_data = 1;
+		}
+	}
+	if (o->clockid_set) {
+		attr->use_clockid = 1;
+		attr->clockid = o->clockid;
+	}
+	/* Forked workload, per task: enabled by the exec itself. */
+	if (!rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
+		attr->enable_on_exec = 1;
+}
+
+static void record__config_tracking(struct record *rec, struct evsel *evsel)
+{
+	struct perf_event_attr *attr = &evsel->attr;
+
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->ksymbol = 1;
+	attr->bpf_event = 1;
+	attr->context_switch = rec->opts.switch_events;
+	attr->build_id = rec->opts.buildid_mmap;
+	if (rec->opts.callgraph == CALLGRAPH_DWARF)
+		attr->mmap_data = 1;
+	rec->tracking = evsel;
+}
+
+/*
+ * System-wide, perf adds a dummy event that carries the side-band (mmap,
+ * comm, task) and is enabled before synthesis, so a process started while
+ * /proc is walked is still seen. Per task, the first event carries it.
+ */
+static int record__config(struct record *rec)
+{
+	struct evsel *evsel;
+	int i;
+
+	if (rec->system_wide) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_DUMMY,
+			.exclude_guest = 0,
+		};
+
+		evsel = evsel__new(&attr, "dummy:HG");
+		if (!evsel || evlist__add(rec->evlist, evsel)) {
+			evsel__delete(evsel);
+			return -ENOMEM;
+		}
+	}
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		record__config_evsel(rec, evsel);
+	if (rec->system_wide) {
+		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
+		record__config_tracking(rec, evsel);
+		evsel->attr.disabled = 0;
+		evsel->attr.enable_on_exec = 0;
+	} else {
+		record__config_tracking(rec, evlist__first(rec->evlist));
+	}
+	return 0;
+}
+
+/* ---- the workload -------------------------------------------------------- */
+
+/*
+ * Fork the command; it waits on a pipe until the events are ready, then
+ * execs. A second, close-on-exec pipe carries errno back if exec fails.
+ */
+static int workload__prepare(struct workload *wl, char **argv, const sigset_t *mask)
+{
+	int go[2], errp[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	wl->pid = fork();
+	if (wl->pid < 0) {
+		int err = -errno;
+
+		close(go[0]); close(go[1]); close(errp[0]); close(errp[1]);
+		return err;
+	}
+	if (wl->pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(errp[0]);
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(EXIT_NOEXEC);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0)
+			_exit(EXIT_NOEXEC);
+		_exit(EXIT_NOEXEC);
+	}
+	close(go[0]);
+	close(errp[1]);
+	wl->go_fd = go[1];
+	wl->err_fd = errp[0];
+	return 0;
+}
+
+/* Let the child exec; returns 0 or the exec's -errno. */
+static int workload__start(struct workload *wl)
+{
+	char c = 'g';
+	int e = 0;
+	ssize_t n;
+
+	if (write(wl->go_fd, &c, 1) != 1)
+		return -errno;
+	close(wl->go_fd);
+	wl->go_fd = -1;
+	do {
+		n = read(wl->err_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(wl->err_fd);
+	wl->err_fd = -1;
+	if (n == sizeof(e)) {
+		wl->exec_errno = e;
+		return -e;
+	}
+	return 0;
+}
+
+static void workload__reap(struct workload *wl, bool kill_it)
+{
+	int status;
+
+	if (wl->pid <= 0 || wl->exited)
+		return;
+	if (kill_it)
+		kill(wl->pid, SIGTERM);
+	if (waitpid(wl->pid, &status, 0) == wl->pid) {
+		wl->status = status;
+		wl->exited = true;
+	}
+}
+
+static bool workload__poll_exit(struct workload *wl)
+{
+	int status;
+
+	if (wl->pid <= 0 || wl->exited)
+		return wl->exited;
+	if (waitpid(wl->pid, &status, WNOHANG) == wl->pid) {
+		wl->status = status;
+		wl->exited = true;
+	}
+	return wl->exited;
+}
+
+/* ---- opening ------------------------------------------------------------- */
+
+static int read_int_file(const char *path, int *val)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+/* Make room for every descriptor the recording needs; 0 or -EMFILE with the need. */
+static int record__raise_nofile(struct record *rec, rlim_t *need)
+{
+	struct evlist *evlist = rec->evlist;
+	struct rlimit rl;
+
+	*need = (rlim_t)evlist->nr_entries * (rlim_t)evlist->cpus->nr *
+		(rlim_t)evlist->threads->nr + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur >= *need)
+		return 0;
+	if (rl.rlim_max < *need) {
+		struct rlimit raised = { *need, *need };
+
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+			return 0;
+		rl.rlim_cur = rl.rlim_max;
+	} else {
+		rl.rlim_cur = *need;
+	}
+	setrlimit(RLIMIT_NOFILE, &rl);
+	return rl.rlim_cur >= *need ? 0 : -EMFILE;
+}
+
+static void record__open_strerror(struct record *rec, struct evsel *evsel, int err,
+				  int cpu, pid_t tid, rlim_t need)
+{
+	int paranoid = 2, mlock_kb = 0;
+
+	switch (-err) {
+	case EACCES:
+	case EPERM:
+		read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+		fprintf(stderr, "precord: no permission to open '%s' (kernel.perf_event_paranoid is %d): "
+			"run as root, or allow it with 'sysctl kernel.perf_event_paranoid=-1'\n",
+			evsel->name, paranoid);
+		break;
+	case EMFILE:
+	case ENFILE:
+		fprintf(stderr, "precord: too many open files: this recording needs about %llu descriptors; "
+			"raise the limit with 'ulimit -n %llu'\n",
+			(unsigned long long)need, (unsigned long long)need);
+		break;
+	case ESRCH:
+		fprintf(stderr, "precord: thread %d went away before '%s' could be opened on it; "
+			"check the -p/-t ids\n", tid, evsel->name);
+		break;
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		fprintf(stderr, "precord: event '%s' is not supported on this machine%s; "
+			"'perf list' shows the events\n", evsel->name,
+			evsel->attr.type == PERF_TYPE_HARDWARE ? " (no hardware PMU)" : "");
+		break;
+	default:
+		read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+		fprintf(stderr, "precord: cannot open '%s' on CPU %d%s: %s\n", evsel->name, cpu,
+			tid > 0 ? " for that thread" : "", strerror(-err));
+		break;
+	}
+	(void)rec;
+}
+
+static int record__open(struct record *rec)
+{
+	struct evlist *evlist = rec->evlist;
+	struct evsel *evsel;
+	rlim_t need = 0;
+	int i, err, cpu = -1;
+	pid_t tid = -1;
+
+	record__raise_nofile(rec, &need);
+	evlist__for_each_evsel(evlist, evsel, i) {
+retry:
+		err = evsel__open(evsel, evlist->cpus, evlist->threads, &cpu, &tid);
+		if (err == -EINVAL && evsel->attr.build_id) {
+			/* A kernel before 5.12: no build ids in MMAP2; keep going without. */
+			evsel->attr.build_id = 0;
+			rec->opts.buildid_mmap = false;
+			if (rec->opts.verbose)
+				fprintf(stderr, "precord: this kernel has no MMAP2 build ids\n");
+			goto retry;
+		}
+		if (!err)
+			err = evsel__read_ids(evsel);
+		if (err) {
+			record__open_strerror(rec, evsel, err, cpu, tid, need);
+			evlist__close(evlist);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static long default_mmap_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE), pages;
+	int max_kb = 516;
+
+	if (read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &max_kb) == 0)
+		max_kb -= (int)(page / 1024);
+	else
+		max_kb = 512;
+	pages = (long)max_kb * 1024 / page;
+	while (pages & (pages - 1))
+		pages &= pages - 1;
+	return pages > 0 ? pages : 1;
+}
+
+static int record__mmap(struct record *rec)
+{
+	long pages = rec->opts.mmap_pages ? (long)rec->opts.mmap_pages : default_mmap_pages();
+	int err = evlist__mmap(rec->evlist, (unsigned int)pages);
+	int mlock_kb = 0;
+
+	if (!err)
+		return 0;
+	read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+	if (err == -EPERM || err == -ENOMEM)
+		fprintf(stderr, "precord: cannot map %ld pages per CPU (%s): consider increasing "
+			"/proc/sys/kernel/perf_event_mlock_kb (now %d) or a smaller -m\n",
+			pages, strerror(-err), mlock_kb);
+	else
+		fprintf(stderr, "precord: cannot map the ring buffers: %s\n", strerror(-err));
+	return err;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static int record__open_output(struct record *rec)
+{
+	struct stat st;
+	char old[PATH_MAX];
+
+	if (!stat(rec->path, &st) && S_ISREG(st.st_mode) && st.st_size) {
+		snprintf(old, sizeof(old), "%s.old", rec->path);
+		if (rename(rec->path, old) < 0) {
+			fprintf(stderr, "precord: cannot keep the old '%s' as '%s': %s\n",
+				rec->path, old, strerror(errno));
+			return -errno;
+		}
+	}
+	rec->out_fd = open(rec->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (rec->out_fd < 0) {
+		int err = -errno;
+
+		fprintf(stderr, "precord: cannot create '%s': %s; choose another place with -o\n",
+			rec->path, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+static int record__emit(void *ctx, const void *data, size_t size)
+{
+	struct record *rec = ctx;
+	int err = writer__write(&rec->writer, data, size);
+
+	if (!err)
+		rec->synth_bytes += size;
+	return err;
+}
+
+static bool record__samples_kernel(const struct record *rec)
+{
+	struct evsel *evsel;
+	int i;
+
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		if (!evsel->attr.exclude_kernel &&
+		    !(evsel->attr.type == PERF_TYPE_SOFTWARE &&
+		      evsel->attr.config == PERF_COUNT_SW_DUMMY))
+			return true;
+	return false;
+}
+
+static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
+{
+	/* As perf: a kernel or module map that cannot be read is a warning, not the end. */
+	if (synthesize__kernel_mmap(so, record__emit, rec) && !rec->opts.quiet &&
+	    record__samples_kernel(rec))
+		fprintf(stderr, "precord: warning: cannot record the kernel map (is "
+			"/proc/kallsyms readable? check kernel.kptr_restrict); kernel samples "
+			"will not resolve\n");
+	if (synthesize__modules(so, record__emit, rec) && !rec->opts.quiet && rec->opts.verbose)
+		fprintf(stderr, "precord: warning: cannot record the kernel modules\n");
+	return rec->writer.error;
+}
+
+static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
+{
+	if (rec->system_wide)
+		return synthesize__all(so, record__emit, rec);
+	/* A forked workload has not exec'd yet: its COMM is all there is to say. */
+	if (rec->wl.pid > 0 && !rec->opts.pid_list && !rec->opts.tid_list)
+		return synthesize__comm(so, rec->wl.pid, record__emit, rec);
+	return synthesize__thread_map(so, rec->evlist->threads, record__emit, rec);
+}
+
+static int record__synthesize(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	struct synth_stats stats = { 0 };
+	struct synth_opts so;
+	char msg[256];
+	int err = 0;
+
+	synth_opts__init(&so);
+	so.id_hdr_size = evlist__id_hdr_size(rec->evlist);
+	so.proc_map_timeout_ms = o->proc_map_timeout;
+	so.build_id = o->buildid_mmap;
+	so.mmap_data = o->callgraph == CALLGRAPH_DWARF;
+	so.no_mmap = o->synth == SYNTH_TASK;
+	so.stats = &stats;
+	so.bid_cache = buildid_cache__new();
+
+	if (o->synth != SYNTH_NO) {
+		err = record__synth_kernel(rec, &so);
+		if (!err)
+			err = record__synth_tasks(rec, &so);
+	}
+	buildid_cache__delete(so.bid_cache);
+	if (stats.nr_map_timeouts && !o->quiet &&
+	    synthesize__timeout_msg(msg, sizeof(msg), stats.first_timeout_pid) > 0)
+		fprintf(stderr, "precord: %s\n", msg);
+	if (!err)
+		err = synthesize__id_index(rec->evlist, record__emit, rec);
+	if (!err)
+		err = synthesize__finished_init(record__emit, rec);
+	if (!err)
+		err = writer__flush(&rec->writer);
+	return err;
+}
+
+/*
+ * PERF_FORMAT_LOST at exit → one LOST_SAMPLES per descriptor that lost any,
+ * with that descriptor's id, cpu and tid in the sample_id trailer.
+ */
+static int record__write_lost_samples(struct record *rec)
+{
+	struct evlist *evlist = rec->evlist;
+	struct evsel *evsel;
+	unsigned char buf[128];
+	int i, c, t, err;
+
+	evlist__for_each_evsel(evlist, evsel, i) {
+		u64 st = evsel->attr.sample_type;
+
+		for (c = 0; c < evsel->nr_cpus; c++) {
+			for (t = 0; t < evsel->nr_threads; t++) {
+				struct perf_event_header *h = (void *)buf;
+				u64 lost = 0, *p = (u64 *)(buf + sizeof(*h));
+				u32 *pair;
+
+				if (evsel__read_lost(evsel, c, t, &lost) || !lost)
+					continue;
+				rec->lost_samples += lost;
+				*p++ = lost;
+				if (st & PERF_SAMPLE_TID) {
+					pair = (u32 *)p++;
+					pair[0] = pair[1] = (u32)evlist->threads->map[t];
+				}
+				if (st & PERF_SAMPLE_TIME)
+					*p++ = 0;
+				if (st & PERF_SAMPLE_ID)
+					*p++ = evsel->ids[c * evsel->nr_threads + t];
+				if (st & PERF_SAMPLE_STREAM_ID)
+					*p++ = evsel->ids[c * evsel->nr_threads + t];
+				if (st & PERF_SAMPLE_CPU) {
+					pair = (u32 *)p++;
+					pair[0] = (u32)evlist->cpus->map[c].cpu;
+					pair[1] = 0;
+				}
+				if (st & PERF_SAMPLE_IDENTIFIER)
+					*p++ = evsel->ids[c * evsel->nr_threads + t];
+				h->type = PERF_RECORD_LOST_SAMPLES;
+				h->misc = 0;
+				h->size = (u16)((unsigned char *)p - buf);
+				err = writer__write(&rec->writer, buf, h->size);
+				if (err)
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * After a write error, the data section ends at the last whole record that
+ * reached the file: walk the record headers from the start of the data.
+ */
+static u64 record__valid_data_size(struct record *rec, u64 written)
+{
+	struct perf_event_header h;
+	u64 pos = 0;
+
+	while (pos + sizeof(h) <= written) {
+		if (pread(rec->out_fd, &h, sizeof(h), (off_t)(rec->data_offset + pos)) != sizeof(h))
+			break;
+		if (h.size < sizeof(h) || pos + h.size > written)
+			break;
+		pos += h.size;
+	}
+	return pos;
+}
+
+static int record__finish_output(struct record *rec)
+{
+	struct header_env env = {
+		.argc = rec->full_argc,
+		.argv = rec->full_argv,
+		.first_sample_time = rec->stream.stats.first_time,
+		.last_sample_time = rec->stream.stats.last_time,
+		.clockid_set = rec->opts.clockid_set,
+		.clockid = rec->opts.clockid,
+		.no_buildid = true,
+	};
+	u64 end = rec->writer.offset, size;
+	int err;
+
+	writer__close(&rec->writer);
+	end = rec->writer.offset;
+	size = end - rec->data_offset;
+	if (rec->write_error || rec->writer.error) {
+		size = record__valid_data_size(rec, size);
+		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
+			return -errno;
+	}
+	err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
+	if (err == -ENOSPC || err == -EDQUOT) {
+		/* No room for the features: keep the data, drop them. */
+		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0)
+			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
+						size, NULL);
+	}
+	return err;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static int record__setup_signals(struct record *rec)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
+	if (sigprocmask(SIG_BLOCK, &mask, &rec->old_mask) < 0)
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	rec->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return rec->sig_fd < 0 ? -errno : 0;
+}
+
+static u64 now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
+}
+
+/* Wait until the workload ends, a signal comes, or the stream thread stops. */
+static void record__wait(struct record *rec)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = rec->sig_fd, .events = POLLIN },
+		{ .fd = rec->notify_fd, .events = POLLIN },
+	};
+	u64 enable_at = rec->opts.delay_ms > 0 ? now_ms() + (u64)rec->opts.delay_ms : 0;
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		int timeout = -1;
+
+		if (enable_at) {
+			u64 now = now_ms();
+
+			if (now >= enable_at) {
+				evlist__enable(rec->evlist);
+				enable_at = 0;
+				if (!rec->opts.quiet)
+					fprintf(stderr, "precord: events enabled after %d ms\n",
+						rec->opts.delay_ms);
+			} else {
+				timeout = (int)(enable_at - now);
+			}
+		}
+		if (rec->wl.pid > 0 && workload__poll_exit(&rec->wl))
+			return;
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+			return;
+		if (pfd[1].revents & POLLIN)
+			return;
+		while (read(rec->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				continue;	/* reaped above */
+			if (si.ssi_signo == SIGUSR2)
+				continue;	/* snapshots: not in this mode */
+			rec->stop_signal = (int)si.ssi_signo;
+			return;
+		}
+	}
+}
+
+static size_t sample_time_offset(const struct evlist *evlist)
+{
+	struct evsel *evsel = evlist__first(evlist);
+	u64 st = evsel->attr.sample_type;
+	size_t off = sizeof(struct perf_event_header);
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		off += 8;
+	if (st & PERF_SAMPLE_IP)
+		off += 8;
+	if (st & PERF_SAMPLE_TID)
+		off += 8;
+	return off;
+}
+
+static void record__print_summary(struct record *rec)
+{
+	struct stream_stats *s = &rec->stream.stats;
+	struct stat st;
+	double mb = 0;
+
+	if (!fstat(rec->out_fd, &st))
+		mb = (double)st.st_size / 1024.0 / 1024.0;
+	if (rec->opts.quiet)
+		return;
+	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
+		(unsigned long long)s->wakeups);
+	if (s->lost_records || rec->lost_samples) {
+		u64 lost = rec->lost_samples > s->lost ? rec->lost_samples : s->lost;
+		double pct = 100.0 * (double)lost / (double)(lost + s->samples ? lost + s->samples : 1);
+
+		fprintf(stderr, "[ precord: Lost %llu samples (%.2f%%) in %llu LOST records; "
+			"%llu dropped by the kernel in all ]\n",
+			(unsigned long long)rec->lost_samples, pct,
+			(unsigned long long)s->lost_records, (unsigned long long)s->lost);
+	}
+	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+		mb, rec->path, (unsigned long long)s->samples);
+}
+
+static int record__start_stream(struct record *rec)
+{
+	struct ringbuf **rings = calloc((size_t)rec->evlist->nr_rings, sizeof(*rings));
+	int i, err;
+
+	if (!rings)
+		return -ENOMEM;
+	for (i = 0; i < rec->evlist->nr_rings; i++)
+		rings[i] = &rec->evlist->rings[i];
+	err = stream__init(&rec->stream, 0, rings, rec->evlist->nr_rings, &rec->writer,
+			   sample_time_offset(rec->evlist), rec->notify_fd);
+	if (err) {
+		free(rings);
+		return err;
+	}
+	rec->stream.rt_prio = rec->opts.realtime_prio;
+	return stream__start(&rec->stream);
+}
+
+static int record__exit_status(struct record *rec, int err)
+{
+	if (rec->wl.exec_errno)
+		return EXIT_NOEXEC;
+	if (err)
+		return 1;
+	if (rec->stop_signal)
+		return 128 + rec->stop_signal;
+	if (rec->wl.pid > 0 && rec->wl.exited) {
+		if (WIFEXITED(rec->wl.status))
+			return WEXITSTATUS(rec->wl.status);
+		if (WIFSIGNALED(rec->wl.status))
+			return 128 + WTERMSIG(rec->wl.status);
+	}
+	return 0;
+}
+
+static int record__run(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	int err;
+
+	err = record__open_output(rec);
+	if (err)
+		return err;
+	if (o->argc > 0) {
+		err = workload__prepare(&rec->wl, o->argv, &rec->old_mask);
+		if (err) {
+			fprintf(stderr, "precord: cannot fork the workload: %s\n", strerror(-err));
+			return err;
+		}
+		if (!rec->evlist->threads) {
+			struct thread_map *tm = thread_map__new_from(&rec->wl.pid, 1);
+
+			if (!tm)
+				return -ENOMEM;
+			evlist__set_maps(rec->evlist, rec->evlist->cpus, tm);
+			thread_map__put(tm);
+		}
+	}
+	err = record__open(rec);
+	if (err)
+		return err;
+	err = record__mmap(rec);
+	if (err)
+		return err;
+	err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
+	if (!err)
+		err = writer__open(&rec->writer, WRITER_WRITE, rec->out_fd, rec->data_offset);
+	if (err) {
+		fprintf(stderr, "precord: cannot write '%s': %s\n", rec->path, strerror(-err));
+		return err;
+	}
+	rec->header_written = true;
+
+	err = record__synthesize(rec);
+	if (!err)
+		err = record__start_stream(rec);
+	if (err) {
+		rec->write_error = err;
+		fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->path, strerror(-err));
+		return err;
+	}
+	if (rec->system_wide || o->pid_list || o->tid_list) {
+		if (o->delay_ms == 0)
+			evlist__enable(rec->evlist);
+	}
+	if (rec->wl.pid > 0) {
+		err = workload__start(&rec->wl);
+		if (err) {
+			fprintf(stderr, "precord: cannot run '%s': %s\n", o->argv[0], strerror(-err));
+			workload__reap(&rec->wl, false);
+			return 0;	/* finish the file; exit 127 */
+		}
+	}
+	record__wait(rec);
+	return 0;
+}
+
+static int record__stop(struct record *rec)
+{
+	int err;
+
+	evlist__disable(rec->evlist);
+	err = stream__stop(&rec->stream);
+	if (err && !rec->write_error) {
+		rec->write_error = err;
+		fprintf(stderr, "precord: writing '%s' failed: %s; it keeps what was written "
+			"until then; free space or record elsewhere with -o\n", rec->path, strerror(-err));
+	}
+	if (rec->stream.all_hup && rec->wl.pid <= 0 && !rec->opts.quiet)
+		fprintf(stderr, "precord: every monitored thread has exited\n");
+	if (!rec->write_error) {
+		err = record__write_lost_samples(rec);
+		if (err)
+			rec->write_error = err;
+	}
+	return rec->write_error;
+}
+
+int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
+{
+	struct record rec = {
+		.out_fd = -1, .sig_fd = -1, .notify_fd = -1,
+		.wl = { .pid = -1, .go_fd = -1, .err_fd = -1 },
+		.full_argc = full_argc, .full_argv = full_argv,
+	};
+	char msg[512] = "";
+	int err, status = 1;
+
+	record_opts__init(&rec.opts);
+	err = record_opts__parse(&rec.opts, argc, argv, msg, sizeof(msg));
+	if (err) {
+		record_opts__exit(&rec.opts);
+		if (err > 0)
+			return 0;
+		fprintf(stderr, "precord: %s\n", msg);
+		return EXIT_USAGE;
+	}
+	rec.path = rec.opts.output;
+
+	rec.evlist = evlist__new();
+	if (!rec.evlist) {
+		err = -ENOMEM;
+		goto out_opts;
+	}
+	err = record__parse_events(&rec);
+	if (err) {
+		status = EXIT_USAGE;
+		goto out_delete;
+	}
+	err = record__create_maps(&rec);
+	if (err) {
+		status = EXIT_USAGE;
+		goto out_delete;
+	}
+	err = record__config(&rec);
+	if (err || rec.opts.dry_run) {
+		status = err ? 1 : 0;
+		goto out_delete;
+	}
+
+	err = record__setup_signals(&rec);
+	if (!err) {
+		rec.notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (rec.notify_fd < 0)
+			err = -errno;
+	}
+	if (!err)
+		err = record__run(&rec);
+	if (rec.stream.started)
+		record__stop(&rec);
+	if (rec.header_written) {
+		int ferr = record__finish_output(&rec);
+
+		if (ferr)
+			fprintf(stderr, "precord: cannot finish '%s': %s\n", rec.path, strerror(-ferr));
+		else
+			record__print_summary(&rec);
+		if (!err)
+			err = ferr;
+	}
+	else if (rec.out_fd >= 0)
+		unlink(rec.path);	/* nothing was recorded: leave no empty file */
+	workload__reap(&rec.wl, !rec.wl.exited);
+	status = record__exit_status(&rec, err ? err : rec.write_error);
+	stream__exit(&rec.stream);
+	free(rec.stream.rings);
+	goto out_close;
+
+out_delete:
+	evlist__delete(rec.evlist);
+	record_opts__exit(&rec.opts);
+	return status;
+out_close:
+	if (rec.out_fd >= 0)
+		close(rec.out_fd);
+	if (rec.sig_fd >= 0)
+		close(rec.sig_fd);
+	if (rec.notify_fd >= 0)
+		close(rec.notify_fd);
+	evlist__delete(rec.evlist);
+out_opts:
+	record_opts__exit(&rec.opts);
+	return err && !status ? 1 : status;
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stream.c — a streaming thread: the reader of a set of ring buffers.
+ *
+ * Owns its rings while it runs (nobody else reads them) and its writer. The
+ * loop is perf's "poll only when idle": pass over every ring, hand each run of
+ * records to the writer (which copies it out, so the ring tail advances at
+ * once), write FINISHED_ROUND after a pass that moved data, and sleep in
+ * poll() only when a pass found nothing. The main thread stops it through an
+ * eventfd (ctl_fd): the thread then makes a final pass and exits. When the
+ * thread stops by itself (write error, every monitored task gone) it says so
+ * on notify_fd. Signals are blocked here: the main thread handles them all.
+ *
+ * Data flow: kernel ring → ringbuf__read() → stream_sink() → writer.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "precord/stream.h"
+
+int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings,
+		 struct writer *writer, size_t time_off, int notify_fd)
+{
+	memset(s, 0, sizeof(*s));
+	s->idx = idx;
+	snprintf(s->name, sizeof(s->name), "prec-rd/%d", idx);
+	s->rings = rings;
+	s->nr_rings = nr_rings;
+	s->writer = writer;
+	s->time_off = time_off;
+	s->notify_fd = notify_fd;
+	s->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->ctl_fd < 0)
+		return -errno;
+	return 0;
+}
+
+static void stream__note_times(struct stream *s, const unsigned char *p, size_t size)
+{
+	const unsigned char *end = p + size;
+	u64 t;
+
+	while (p < end) {
+		const struct perf_event_header *h = (const void *)p;
+
+		if (h->type == PERF_RECORD_SAMPLE && h->size >= s->time_off + 8) {
+			memcpy(&t, p + s->time_off, sizeof(t));
+			if (!s->stats.first_time || t < s->stats.first_time)
+				s->stats.first_time = t;
+			if (t > s->stats.last_time)
+				s->stats.last_time = t;
+		}
+		p += h->size;
+	}
+}
+
+static int stream_sink(void *ctx, const void *data, size_t size)
+{
+	struct stream *s = ctx;
+	int err = writer__write(s->writer, data, size);
+
+	if (err)
+		return err;
+	if (s->time_off)
+		stream__note_times(s, data, size);
+	return 0;
+}
+
+ssize_t stream__drain(struct stream *s)
+{
+	static const struct perf_event_header round = {
+		.type = PERF_RECORD_FINISHED_ROUND, .size = sizeof(round),
+	};
+	ssize_t total = 0, n;
+	int i, err;
+
+	for (i = 0; i < s->nr_rings; i++) {
+		struct ringbuf *rb = s->rings[i];
+		u64 samples = rb->nr_samples, lrec = rb->nr_lost_records, lost = rb->lost;
+
+		n = ringbuf__read(rb, stream_sink, s);
+		if (n < 0)
+			return n;
+		total += n;
+		s->stats.samples += rb->nr_samples - samples;
+		s->stats.lost_records += rb->nr_lost_records - lrec;
+		s->stats.lost += rb->lost - lost;
+	}
+	if (total > 0) {
+		err = writer__write(s->writer, &round, sizeof(round));
+		if (err)
+			return err;
+		s->stats.bytes += (u64)total;
+		s->stats.rounds++;
+	}
+	return total;
+}
+
+/* Poll the rings' fds and ctl_fd; returns 1 to stop, 0 to go on, -errno. */
+static int stream__wait(struct stream *s, struct pollfd *pfd, int *nr_alive)
+{
+	int i, ret;
+
+	ret = poll(pfd, (nfds_t)s->nr_rings + 1, -1);
+	if (ret < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (pfd[s->nr_rings].revents & POLLIN)
+		return 1;
+	for (i = 0; i < s->nr_rings; i++) {
+		if (pfd[i].revents & POLLIN)
+			s->stats.wakeups++;
+		if (pfd[i].revents & (POLLHUP | POLLERR)) {
+			/* The monitored task is gone: this fd will never fill again. */
+			pfd[i].fd = -1;
+			(*nr_alive)--;
+		}
+	}
+	return 0;
+}
+
+static void *stream__thread(void *arg)
+{
+	struct stream *s = arg;
+	struct pollfd *pfd = calloc((size_t)s->nr_rings + 1, sizeof(*pfd));
+	int i, nr_alive = s->nr_rings, stop = 0;
+	ssize_t n;
+
+	if (!pfd) {
+		s->error = -ENOMEM;
+		goto out_notify;
+	}
+	for (i = 0; i < s->nr_rings; i++) {
+		pfd[i].fd = s->rings[i]->fd;
+		pfd[i].events = POLLIN;
+	}
+	pfd[s->nr_rings].fd = s->ctl_fd;
+	pfd[s->nr_rings].events = POLLIN;
+
+	while (!stop) {
+		n = stream__drain(s);
+		if (n < 0) {
+			s->error = (int)n;
+			break;
+		}
+		if (n > 0)
+			continue;
+		if (nr_alive == 0 && s->nr_rings > 0) {
+			s->all_hup = true;
+			break;
+		}
+		stop = stream__wait(s, pfd, &nr_alive);
+		if (stop < 0) {
+			s->error = stop;
+			break;
+		}
+	}
+	/* The final pass: the main thread disabled the events before asking. */
+	if (stop > 0 && !s->error) {
+		n = stream__drain(s);
+		if (n < 0)
+			s->error = (int)n;
+	}
+	if (!s->error)
+		s->error = writer__flush(s->writer);
+	free(pfd);
+out_notify:
+	if (stop <= 0 && s->notify_fd >= 0) {
+		u64 one = 1;
+
+		if (write(s->notify_fd, &one, sizeof(one)) < 0)
+			s->error = s->error ? s->error : -errno;
+	}
+	return NULL;
+}
+
+int stream__start(struct stream *s)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = -pthread_create(&s->thread, NULL, stream__thread, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return err;
+	s->started = true;
+	pthread_setname_np(s->thread, s->name);
+	if (s->rt_prio > 0) {
+		struct sched_param sp = { .sched_priority = s->rt_prio };
+
+		err = -pthread_setschedparam(s->thread, SCHED_FIFO, &sp);
+		if (err)
+			fprintf(stderr, "precord: cannot give %s real-time priority %d (%s); recording at normal priority\n",
+				s->name, s->rt_prio, strerror(-err));
+	}
+	return 0;
+}
+
+int stream__stop(struct stream *s)
+{
+	u64 one = 1;
+
+	if (!s->started)
+		return s->error;
+	if (write(s->ctl_fd, &one, sizeof(one)) < 0)
+		return -errno;
+	pthread_join(s->thread, NULL);
+	s->started = false;
+	return s->error;
+}
+
+void stream__exit(struct stream *s)
+{
+	if (s->started)
+		stream__stop(s);
+	if (s->ctl_fd >= 0)
+		close(s->ctl_fd);
+	s->ctl_fd = -1;
+}

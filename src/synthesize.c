@@ -1,0 +1,1179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * synthesize.c — the records perf record writes before the kernel's stream
+ * to describe what already runs: FORK/COMM/MMAP2 of tasks read from /proc,
+ * the kernel and module maps, ID_INDEX, FINISHED_INIT/FINISHED_ROUND.
+ *
+ * Data flow: each public function builds one record at a time in a scratch
+ * buffer on its own stack (struct synth), appends the zeroed sample_id
+ * trailer (opts->id_hdr_size bytes) and hands it to the caller's emit
+ * callback. The first emit failure stops everything and is returned as is;
+ * a failure to read /proc (a task that exited, a maps file we may not read)
+ * only skips that task.
+ *
+ * Threads: any. Nothing here is global; a call touches only its stack, the
+ * files it reads, opts->stats (relaxed atomics: independent counters read
+ * after the workers are joined) and opts->bid_cache (locked inside), so the
+ * parallel synthesis of issue 4 runs synthesize__process() on several
+ * workers, each with its own emit buffer.
+ *
+ * Fidelity: record layouts, the order of records and the choice of which
+ * mappings are written follow perf 6.1 (tools/perf/util/synthetic-events.c,
+ * machine.c): FORK+COMM for every task system-wide, COMM only for a thread
+ * map, MMAP2 only for the leader's executable maps, the map read cut off
+ * after proc_map_timeout_ms with the last record flagged
+ * PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT, the kernel map "[kernel.kallsyms]_text"
+ * from _text to _etext with pgoff = _text, modules by address.
+ *
+ * Limits: no namespaces records, no cgroups, no guest machines; build ids of
+ * compressed modules come only from /sys/module (not by decompressing).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "precord/synthesize.h"
+#include "precord/evlist.h"
+#include "precord/threadmap.h"
+
+#define ID_HDR_MAX	64	/* sample_id trailer: 6 u64 at most today */
+/* perf leaves room for the optional {machine_pid, vcpu} part of each entry. */
+#define ID_INDEX_MAX_NR	((UINT16_MAX - sizeof(struct perf_record_id_index)) / \
+			 (sizeof(struct id_index_entry) + 2 * sizeof(u64)))
+#define LINE_BUF	16384	/* longest /proc line kept whole */
+
+/* One synthesis call: options, where records go, and the record being built. */
+struct synth {
+	const struct synth_opts	*o;
+	synth_emit_fn		emit;
+	void			*ctx;
+	int			emit_err;	/* first emit failure: stops everything */
+	char			rec[sizeof(struct perf_record_mmap2) + ID_HDR_MAX]
+				__attribute__((aligned(8)));
+};
+
+static int synth__init(struct synth *s, const struct synth_opts *o,
+		       synth_emit_fn emit, void *ctx)
+{
+	if (!o || !emit || o->id_hdr_size % 8 || o->id_hdr_size > ID_HDR_MAX)
+		return -EINVAL;
+	s->o = o;
+	s->emit = emit;
+	s->ctx = ctx;
+	s->emit_err = 0;
+	return 0;
+}
+
+void synth_opts__init(struct synth_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->proc_map_timeout_ms = 500;
+}
+
+/* A file's location: the test fixture's when opts->paths names one. */
+#define SYNTH_PATH(_o, _field, _def) \
+	((_o)->paths && (_o)->paths->_field ? (_o)->paths->_field : (_def))
+
+static u64 synth__now(const struct synth *s)
+{
+	struct timespec ts;
+
+	if (s->o->clock)
+		return s->o->clock(s->o->clock_ctx);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+static void stats__vanished(const struct synth_opts *o)
+{
+	if (o->stats)
+		__atomic_fetch_add(&o->stats->nr_vanished, 1, __ATOMIC_RELAXED);
+}
+
+static void stats__timeout(const struct synth_opts *o, pid_t pid)
+{
+	pid_t none = 0;
+
+	if (!o->stats)
+		return;
+	__atomic_fetch_add(&o->stats->nr_map_timeouts, 1, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&o->stats->first_timeout_pid, &none, pid, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/*
+ * Copy src (at most max - 1 bytes) to dst and pad with NULs to a multiple
+ * of 8 including the terminator. Returns the padded length.
+ */
+static size_t put_str(char *dst, const char *src, size_t max)
+{
+	size_t len = strnlen(src, max - 1);
+	size_t padded = (len + 1 + 7) & ~(size_t)7;
+
+	memcpy(dst, src, len);
+	memset(dst + len, 0, padded - len);
+	return padded;
+}
+
+/* Append the zeroed trailer, set header.size and hand the record over. */
+static int synth__emit(struct synth *s, size_t size)
+{
+	struct perf_event_header *h = (struct perf_event_header *)s->rec;
+	int err;
+
+	memset(s->rec + size, 0, s->o->id_hdr_size);
+	size += s->o->id_hdr_size;
+	h->size = (u16)size;
+	err = s->emit(s->ctx, s->rec, size);
+	if (err) {
+		s->emit_err = err < 0 ? err : -EIO;
+		return s->emit_err;
+	}
+	return 0;
+}
+
+/* "1234" → 1234; anything else (".", "self", "12a") → -1. */
+static pid_t parse_pid(const char *name)
+{
+	long v = 0;
+
+	if (!isdigit((unsigned char)*name))
+		return -1;
+	for (; *name; name++) {
+		if (!isdigit((unsigned char)*name) || v > 0x3fffffff)
+			return -1;
+		v = v * 10 + (*name - '0');
+	}
+	return v > 0 ? (pid_t)v : -1;
+}
+
+/* ---- line reader ------------------------------------------------------ */
+
+struct line_reader {
+	int	fd;
+	size_t	start, end;
+	bool	eof;
+	bool	skip_rest;	/* the line being read was too long: drop its tail */
+	char	buf[LINE_BUF + 1];
+};
+
+static void line_reader__init(struct line_reader *r, int fd)
+{
+	r->fd = fd;
+	r->start = r->end = 0;
+	r->eof = r->skip_rest = false;
+}
+
+static bool line_reader__fill(struct line_reader *r)
+{
+	ssize_t n;
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	do {
+		n = read(r->fd, r->buf + r->end, LINE_BUF - r->end);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		r->eof = true;
+		return false;
+	}
+	r->end += (size_t)n;
+	return true;
+}
+
+/* The next line, NUL-terminated without its '\n', or NULL at the end. */
+static char *line_reader__next(struct line_reader *r)
+{
+	for (;;) {
+		char *line = r->buf + r->start;
+		char *nl = memchr(line, '\n', r->end - r->start);
+
+		if (r->skip_rest) {
+			r->start = nl ? (size_t)(nl - r->buf) + 1 : r->end;
+			r->skip_rest = !nl;
+			if (nl)
+				continue;
+		} else if (nl) {
+			*nl = '\0';
+			r->start = (size_t)(nl - r->buf) + 1;
+			return line;
+		} else if (r->end - r->start == LINE_BUF) {
+			r->buf[r->end] = '\0';	/* cut an overlong line */
+			r->start = r->end;
+			r->skip_rest = true;
+			return line;
+		} else if (r->eof && r->start < r->end) {
+			r->buf[r->end] = '\0';	/* last line without '\n' */
+			r->start = r->end;
+			return line;
+		}
+		if (r->eof || !line_reader__fill(r)) {
+			if (r->start < r->end && !r->skip_rest)
+				continue;
+			return NULL;
+		}
+	}
+}
+
+/* ---- COMM and FORK ---------------------------------------------------- */
+
+struct task_status {
+	char	comm[16];
+	pid_t	tgid;
+	pid_t	ppid;
+	bool	kernel;		/* no VmPeak but Threads: a kernel thread */
+};
+
+static int status__parse(char *bf, struct task_status *ts)
+{
+	char *name = strstr(bf, "Name:");
+	char *tgids = strstr(name ? name : bf, "Tgid:");
+	char *ppids = strstr(tgids ? tgids : bf, "PPid:");
+	char *vmpeak = strstr(ppids ? ppids : bf, "VmPeak:");
+	char *threads = vmpeak ? NULL : strstr(ppids ? ppids : bf, "Threads:");
+
+	memset(ts, 0, sizeof(*ts));
+	if (!tgids)
+		return -EIO;
+	if (name) {
+		char *nl;
+
+		for (name += 5; *name == ' ' || *name == '\t'; name++)
+			;
+		nl = strchr(name, '\n');
+		if (nl)
+			*nl = '\0';
+		strncpy(ts->comm, name, sizeof(ts->comm) - 1);
+	}
+	ts->tgid = atoi(tgids + 5);
+	ts->ppid = ppids ? atoi(ppids + 5) : -1;
+	ts->kernel = !vmpeak && threads;
+	return ts->tgid > 0 ? 0 : -EIO;
+}
+
+/* /proc/PID/task/TID/status, or /proc/TID/status when pid is 0. */
+static int task_status__read(const struct synth *s, pid_t pid, pid_t tid,
+			     struct task_status *ts)
+{
+	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
+	char bf[4096];
+	ssize_t n;
+	int fd;
+
+	if (pid)
+		snprintf(bf, sizeof(bf), "%s/%d/task/%d/status", proc, pid, tid);
+	else
+		snprintf(bf, sizeof(bf), "%s/%d/status", proc, tid);
+	fd = open(bf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	do {
+		n = read(fd, bf, sizeof(bf) - 1);
+	} while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	bf[n] = '\0';
+	return status__parse(bf, ts);
+}
+
+static int synth__comm(struct synth *s, pid_t pid, pid_t tid, const char *comm)
+{
+	struct perf_record_comm *ev = (struct perf_record_comm *)s->rec;
+	size_t off = offsetof(struct perf_record_comm, comm);
+
+	memset(ev, 0, off);
+	ev->header.type = PERF_RECORD_COMM;
+	ev->pid = (u32)pid;
+	ev->tid = (u32)tid;
+	return synth__emit(s, off + put_str(s->rec + off, comm, sizeof(ev->comm)));
+}
+
+static int synth__fork(struct synth *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid)
+{
+	struct perf_record_fork *ev = (struct perf_record_fork *)s->rec;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->header.type = PERF_RECORD_FORK;
+	ev->header.misc = PERF_RECORD_MISC_FORK_EXEC;
+	ev->pid = (u32)pid;
+	ev->ppid = (u32)ppid;
+	ev->tid = (u32)tid;
+	ev->ptid = (u32)ptid;
+	return synth__emit(s, sizeof(*ev));
+}
+
+/* ---- MMAP2 from /proc/PID/task/PID/maps -------------------------------- */
+
+struct map_line {
+	u64		start, end, pgoff, ino;
+	u32		maj, min, prot, flags;
+	const char	*path;		/* "" for anonymous mappings */
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parse digits of base 16 or 10 then expect `sep`; NULL on a mismatch. */
+static char *parse_num(char *p, int base, u64 *v, char sep)
+{
+	char *s = p;
+	u64 x = 0;
+	int d;
+
+	while ((d = hexval(*p)) >= 0 && d < base) {
+		x = x * (u64)base + (u64)d;
+		p++;
+	}
+	*v = x;
+	if (p == s || *p != sep)
+		return NULL;
+	return p + 1;
+}
+
+/* "00400000-0040c000 r-xp 00000000 fd:01 41038    /bin/cat" */
+static bool map_line__parse(char *p, struct map_line *m)
+{
+	u64 maj, min;
+
+	p = parse_num(p, 16, &m->start, '-');
+	if (p)
+		p = parse_num(p, 16, &m->end, ' ');
+	if (!p || strlen(p) < 5 || p[4] != ' ')
+		return false;
+	m->prot = (p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) |
+		  (p[2] == 'x' ? PROT_EXEC : 0);
+	if (p[3] != 's' && p[3] != 'p')
+		return false;
+	m->flags = p[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	p = parse_num(p + 5, 16, &m->pgoff, ' ');
+	if (p)
+		p = parse_num(p, 16, &maj, ':');
+	if (p)
+		p = parse_num(p, 16, &min, ' ');
+	if (!p)
+		return false;
+	m->maj = (u32)maj;
+	m->min = (u32)min;
+	while (isdigit((unsigned char)*p))
+		m->ino = m->ino * 10 + (u64)(*p++ - '0');
+	while (*p == ' ')
+		p++;
+	m->path = p;
+	return m->end >= m->start;
+}
+
+/* Build id of a file some task maps, seen from that task's root first. */
+static int task_file__build_id(const struct synth *s, pid_t pid, const char *name, u8 *id)
+{
+	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
+	char path[PATH_MAX + 64];
+	int err = -ENOENT;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/root%s", proc, pid, name) < sizeof(path))
+		err = buildid__read(path, id, BUILD_ID_SIZE);
+	if (err < 0 && err != -ENOEXEC && err != -ENODATA && err != -ENOMEM)
+		err = buildid__read(name, id, BUILD_ID_SIZE);
+	return err;
+}
+
+static void synth__mmap2_build_id(struct synth *s, struct perf_record_mmap2 *ev,
+				  pid_t pid, const char *name)
+{
+	u64 dev = makedev(ev->maj, ev->min);
+	u8 id[BUILD_ID_SIZE];
+	int len = -ENOENT;
+
+	if (name[0] != '/' || name[1] == '/')	/* [vdso], //anon, ... */
+		return;
+	if (ev->ino)
+		len = buildid_cache__lookup(s->o->bid_cache, dev, ev->ino, id, sizeof(id));
+	if (len == -ENOENT) {
+		len = task_file__build_id(s, pid, name, id);
+		if (ev->ino)
+			buildid_cache__add(s->o->bid_cache, dev, ev->ino, id, len);
+	}
+	if (len <= 0)
+		return;
+	ev->maj = ev->min = 0;
+	ev->ino = ev->ino_generation = 0;
+	ev->build_id_size = (u8)len;
+	memcpy(ev->build_id, id, (size_t)len);
+	ev->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+}
+
+static int synth__mmap2(struct synth *s, pid_t tgid, pid_t pid,
+			const struct map_line *m, u16 misc)
+{
+	struct perf_record_mmap2 *ev = (struct perf_record_mmap2 *)s->rec;
+	size_t off = offsetof(struct perf_record_mmap2, filename);
+	const char *mnt = s->o->hugetlbfs_mnt;
+	const char *name = *m->path ? m->path : "//anon";
+	u32 flags = m->flags;
+	size_t n;
+
+	if (mnt && *mnt && !strncmp(name, mnt, strlen(mnt))) {
+		name = "//anon";
+		flags |= MAP_HUGETLB;
+	}
+	memset(ev, 0, off);
+	ev->header.type = PERF_RECORD_MMAP2;
+	ev->header.misc = misc;
+	ev->pid = (u32)tgid;
+	ev->tid = (u32)pid;
+	ev->start = m->start;
+	ev->len = m->end - m->start;
+	ev->pgoff = m->pgoff;
+	ev->maj = m->maj;
+	ev->min = m->min;
+	ev->ino = m->ino;
+	ev->prot = m->prot;
+	ev->flags = flags;
+	n = put_str(s->rec + off, name, PATH_MAX);
+	if (s->o->build_id)
+		synth__mmap2_build_id(s, ev, pid, name);
+	return synth__emit(s, off + n);
+}
+
+/*
+ * The maps of leader pid, as perf reads them: each line is checked against
+ * the timeout before the exec filter, and the line that finds the time
+ * exceeded is written (whatever it maps) flagged PROC_MAP_PARSE_TIMEOUT,
+ * ending the read.
+ */
+static int synth__maps(struct synth *s, pid_t pid, pid_t tgid)
+{
+	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
+	u64 timeout = (u64)s->o->proc_map_timeout_ms * 1000000ULL;
+	struct line_reader *r;
+	char path[PATH_MAX];
+	int fd, err = 0;
+	char *line;
+	u64 t0;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", proc, pid, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	r = malloc(sizeof(*r));
+	if (!r) {
+		close(fd);
+		return -ENOMEM;
+	}
+	line_reader__init(r, fd);
+	t0 = synth__now(s);
+	while (!err && (line = line_reader__next(r))) {
+		struct map_line m = { 0 };
+		u16 misc = PERF_RECORD_MISC_USER;
+
+		if (!map_line__parse(line, &m))
+			continue;
+		if (synth__now(s) - t0 > timeout) {
+			stats__timeout(s->o, pid);
+			err = synth__mmap2(s, tgid, pid, &m,
+					   misc | PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
+			break;
+		}
+		if (!(m.prot & PROT_EXEC)) {
+			if (!s->o->mmap_data || !(m.prot & PROT_READ))
+				continue;
+			misc |= PERF_RECORD_MISC_MMAP_DATA;
+		}
+		err = synth__mmap2(s, tgid, pid, &m, misc);
+	}
+	free(r);
+	close(fd);
+	return err;
+}
+
+/* Maps of a leader; a maps file we cannot read only skips them. */
+static int synth__leader_maps(struct synth *s, pid_t pid, pid_t tgid)
+{
+	int err = synth__maps(s, pid, tgid);
+
+	if (s->emit_err)
+		return s->emit_err;
+	if (err == -ESRCH)
+		stats__vanished(s->o);
+	return 0;
+}
+
+/* ---- processes and threads --------------------------------------------- */
+
+/* perf's system-wide form: FORK + COMM per task, MMAP2 after the leader's COMM. */
+static int synth__process(struct synth *s, pid_t pid)
+{
+	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool any = false;
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+	d = opendir(path);
+	if (!d) {
+		err = errno == ENOENT ? -ESRCH : -errno;
+		if (err == -ESRCH)
+			stats__vanished(s->o);
+		return err;
+	}
+	while (!err && (de = readdir(d))) {
+		pid_t tid = parse_pid(de->d_name), parent;
+		struct task_status ts;
+
+		if (tid < 0)
+			continue;
+		if (task_status__read(s, pid, tid, &ts)) {
+			stats__vanished(s->o);
+			continue;
+		}
+		any = true;
+		if (!s->o->no_task) {
+			parent = tid == ts.tgid ? ts.ppid : ts.tgid;
+			err = synth__fork(s, ts.tgid, parent, tid, parent);
+			if (!err)
+				err = synth__comm(s, ts.tgid, tid, ts.comm);
+		}
+		if (!err && tid == ts.tgid && !ts.kernel && !s->o->no_mmap)
+			err = synth__leader_maps(s, tid, ts.tgid);
+	}
+	closedir(d);
+	if (!err && !any) {
+		stats__vanished(s->o);
+		err = -ESRCH;
+	}
+	return err;
+}
+
+int synthesize__process(const struct synth_opts *o, pid_t pid, synth_emit_fn emit, void *ctx)
+{
+	struct synth s;
+	int err = synth__init(&s, o, emit, ctx);
+
+	if (err)
+		return err;
+	if (pid <= 0)
+		return -ESRCH;
+	return synth__process(&s, pid);
+}
+
+static int pid__cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int synthesize__proc_pids(const struct synth_opts *o, pid_t **pids)
+{
+	DIR *d = opendir(SYNTH_PATH(o, proc, "/proc"));
+	size_t nr = 0, alloc = 0;
+	struct dirent *de;
+	pid_t *v = NULL;
+
+	*pids = NULL;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		pid_t pid = parse_pid(de->d_name);
+
+		if (pid < 0)
+			continue;
+		if (nr == alloc) {
+			pid_t *n = realloc(v, (alloc = alloc ? alloc * 2 : 512) * sizeof(*v));
+
+			if (!n) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = n;
+		}
+		v[nr++] = pid;
+	}
+	closedir(d);
+	if (nr)
+		qsort(v, nr, sizeof(*v), pid__cmp);
+	*pids = v;
+	return (int)nr;
+}
+
+int synthesize__all(const struct synth_opts *o, synth_emit_fn emit, void *ctx)
+{
+	struct synth s;
+	pid_t *pids;
+	int i, nr, err = synth__init(&s, o, emit, ctx);
+
+	if (err)
+		return err;
+	nr = synthesize__proc_pids(o, &pids);
+	if (nr < 0)
+		return nr;
+	for (i = 0; i < nr && !s.emit_err; i++)
+		synth__process(&s, pids[i]);	/* gone or unreadable: skipped */
+	free(pids);
+	return s.emit_err;
+}
+
+/* perf's thread-map form: COMM of tid, MMAP2 if it leads. *tgid: its process. */
+static int synth__thread(struct synth *s, pid_t tid, bool comm_only, pid_t *tgid)
+{
+	struct task_status ts;
+	int err;
+
+	err = task_status__read(s, 0, tid, &ts);
+	if (err) {
+		stats__vanished(s->o);
+		return err == -EIO ? err : -ESRCH;
+	}
+	if (tgid)
+		*tgid = ts.tgid;
+	if (!s->o->no_task || comm_only) {
+		err = synth__comm(s, ts.tgid, tid, ts.comm);
+		if (err)
+			return err;
+	}
+	if (comm_only || tid != ts.tgid || ts.kernel || s->o->no_mmap)
+		return 0;
+	return synth__leader_maps(s, tid, ts.tgid);
+}
+
+int synthesize__thread(const struct synth_opts *o, pid_t tid, synth_emit_fn emit, void *ctx)
+{
+	struct synth s;
+	int err = synth__init(&s, o, emit, ctx);
+
+	if (err)
+		return err;
+	if (tid <= 0)
+		return -ESRCH;
+	return synth__thread(&s, tid, false, NULL);
+}
+
+int synthesize__comm(const struct synth_opts *o, pid_t tid, synth_emit_fn emit, void *ctx)
+{
+	struct synth s;
+	int err = synth__init(&s, o, emit, ctx);
+
+	if (err)
+		return err;
+	if (tid <= 0)
+		return -ESRCH;
+	return synth__thread(&s, tid, true, NULL);
+}
+
+static bool pids__has(const pid_t *v, int nr, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (v[i] == pid)
+			return true;
+	return false;
+}
+
+int synthesize__thread_map(const struct synth_opts *o, const struct thread_map *threads,
+			   synth_emit_fn emit, void *ctx)
+{
+	pid_t *extra, tgid;
+	int i, nr_extra = 0;
+	struct synth s;
+	int err = synth__init(&s, o, emit, ctx);
+
+	if (err)
+		return err;
+	extra = calloc((size_t)threads->nr + 1, sizeof(*extra));
+	if (!extra)
+		return -ENOMEM;
+	for (i = 0; i < threads->nr && !s.emit_err; i++) {
+		pid_t tid = threads->map[i];
+
+		if (tid <= 0 || synth__thread(&s, tid, false, &tgid))
+			continue;
+		/* a leader outside the map is synthesized too, once */
+		if (tgid == tid || pids__has(threads->map, threads->nr, tgid) ||
+		    pids__has(extra, nr_extra, tgid))
+			continue;
+		extra[nr_extra++] = tgid;
+		synth__thread(&s, tgid, false, NULL);
+	}
+	free(extra);
+	return s.emit_err;
+}
+
+/* ---- kernel and modules ------------------------------------------------ */
+
+struct kmod {
+	char	name[64];
+	u64	start;
+	u64	size;
+	char	*path;		/* the installed .ko, or NULL */
+};
+
+static int kmod__cmp_start(const void *a, const void *b)
+{
+	const struct kmod *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int kmod__cmp_name(const void *a, const void *b)
+{
+	const struct kmod *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+static void kmods__free(struct kmod *mods, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		free(mods[i].path);
+	free(mods);
+}
+
+/*
+ * /proc/modules ("ext4 1011712 2 - Live 0xffffffffc0a4e000"), sorted by
+ * address. Count, 0 when the kernel has no modules, or -errno (-EACCES:
+ * the addresses are hidden).
+ */
+static int kmods__read(const struct synth_opts *o, struct kmod **out)
+{
+	FILE *f = fopen(SYNTH_PATH(o, modules, "/proc/modules"), "re");
+	struct kmod *mods = NULL, m;
+	int nr = 0, alloc = 0, err = 0;
+	unsigned long long size, start;
+	char line[1024];
+
+	*out = NULL;
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		memset(&m, 0, sizeof(m));
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", m.name, &size, &start) != 3)
+			continue;
+		if (!start) {
+			err = -EACCES;
+			break;
+		}
+		m.start = start;
+		m.size = size;
+		if (nr == alloc) {
+			struct kmod *n = realloc(mods, (size_t)(alloc = alloc ? 2 * alloc : 64) *
+						 sizeof(*mods));
+
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			mods = n;
+		}
+		mods[nr++] = m;
+	}
+	fclose(f);
+	if (err) {
+		kmods__free(mods, nr);
+		return err;
+	}
+	qsort(mods, (size_t)nr, sizeof(*mods), kmod__cmp_start);
+	*out = mods;
+	return nr;
+}
+
+/* "kernel/fs/ext4/ext4.ko.xz" → "ext4"; '-' reads as '_' like the kernel. */
+static void kmod_name_of(const char *path, char *name, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	const char *ko;
+	size_t n, i;
+
+	base = base ? base + 1 : path;
+	ko = strstr(base, ".ko");
+	n = ko ? (size_t)(ko - base) : strlen(base);
+	if (n >= size)
+		n = size - 1;
+	for (i = 0; i < n; i++)
+		name[i] = base[i] == '-' ? '_' : base[i];
+	name[n] = '\0';
+}
+
+static void kmods__dep_line(struct kmod **byname, int nr, const char *dir, char *line)
+{
+	char *colon = strchr(line, ':');
+	struct kmod key, *kp = &key, **hit;
+
+	if (!colon)
+		return;
+	*colon = '\0';
+	kmod_name_of(line, key.name, sizeof(key.name));
+	hit = bsearch(&kp, byname, (size_t)nr, sizeof(*byname), kmod__cmp_name);
+	if (!hit || (*hit)->path)
+		return;
+	if (line[0] == '/')
+		(*hit)->path = strdup(line);
+	else if (asprintf(&(*hit)->path, "%s/%s", dir, line) < 0)
+		(*hit)->path = NULL;
+}
+
+/* Attach to each module the path modules.dep gives for it (perf's long name). */
+static void kmods__find_paths(const struct synth_opts *o, struct kmod *mods, int nr)
+{
+	char dir[PATH_MAX], dep[PATH_MAX + 16], *line;
+	struct kmod **byname = NULL;
+	struct line_reader *r = NULL;
+	struct utsname u;
+	int i, fd;
+
+	if (o->paths && o->paths->modules_dir)
+		snprintf(dir, sizeof(dir), "%s", o->paths->modules_dir);
+	else if (!uname(&u))
+		snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
+	else
+		return;
+	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
+	fd = open(dep, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	byname = calloc((size_t)nr, sizeof(*byname));
+	r = malloc(sizeof(*r));
+	if (!byname || !r)
+		goto out_close;
+	for (i = 0; i < nr; i++)
+		byname[i] = &mods[i];
+	qsort(byname, (size_t)nr, sizeof(*byname), kmod__cmp_name);
+	line_reader__init(r, fd);
+	while ((line = line_reader__next(r)))
+		kmods__dep_line(byname, nr, dir, line);
+out_close:
+	free(r);
+	free(byname);
+	close(fd);
+}
+
+/*
+ * A map of kernel space (pid -1, tid 0, misc KERNEL): PERF_RECORD_MMAP, or
+ * MMAP2 with prot/flags 0 and the build id when there is one (perf
+ * --buildid-mmap).
+ */
+static int synth__kmap(struct synth *s, u64 start, u64 len, u64 pgoff, const char *name,
+		       const u8 *bid, int bid_len)
+{
+	struct perf_record_mmap2 *ev2 = (struct perf_record_mmap2 *)s->rec;
+	struct perf_record_mmap *ev = (struct perf_record_mmap *)s->rec;
+	size_t off;
+
+	if (!s->o->build_id) {
+		off = offsetof(struct perf_record_mmap, filename);
+		memset(ev, 0, off);
+		ev->header.type = PERF_RECORD_MMAP;
+		ev->header.misc = PERF_RECORD_MISC_KERNEL;
+		ev->pid = (u32)-1;
+		ev->start = start;
+		ev->len = len;
+		ev->pgoff = pgoff;
+		return synth__emit(s, off + put_str(s->rec + off, name, PATH_MAX));
+	}
+	off = offsetof(struct perf_record_mmap2, filename);
+	memset(ev2, 0, off);
+	ev2->header.type = PERF_RECORD_MMAP2;
+	ev2->header.misc = PERF_RECORD_MISC_KERNEL;
+	ev2->pid = (u32)-1;
+	ev2->start = start;
+	ev2->len = len;
+	ev2->pgoff = pgoff;
+	if (bid_len > 0) {
+		ev2->build_id_size = (u8)bid_len;
+		memcpy(ev2->build_id, bid, (size_t)bid_len);
+		ev2->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	}
+	return synth__emit(s, off + put_str(s->rec + off, name, PATH_MAX));
+}
+
+static bool ksym_is_function(char type)
+{
+	type = (char)toupper((unsigned char)type);
+	return type == 'T' || type == 'W';
+}
+
+struct kernel_anchor {
+	const char	*ref_name;	/* "_text", or "_stext" when there is no _text */
+	u64		start;
+	u64		end;		/* _etext, or 0 */
+};
+
+/* "ffffffff81000000 T _text": the anchors perf's machine.c uses. */
+static void kallsyms__line(char *line, u64 *text, u64 *stext, u64 *etext, bool *seen)
+{
+	char *name, *tab;
+	u64 addr;
+
+	name = parse_num(line, 16, &addr, ' ');
+	if (!name || !name[0] || name[1] != ' ' || !ksym_is_function(name[0]))
+		return;
+	name += 2;
+	tab = strchr(name, '\t');	/* module symbols: "name\t[mod]" */
+	if (tab)
+		return;
+	if (!strcmp(name, "_text") && !seen[0]) {
+		*text = addr;
+		seen[0] = true;
+	} else if (!strcmp(name, "_stext") && !seen[1]) {
+		*stext = addr;
+		seen[1] = true;
+	} else if (!strcmp(name, "_etext") && !seen[2]) {
+		*etext = addr;
+		seen[2] = true;
+	}
+}
+
+static int kernel_anchor__read(const struct synth_opts *o, struct kernel_anchor *ka)
+{
+	bool seen[3] = { false, false, false };
+	u64 text = 0, stext = 0, etext = 0;
+	struct line_reader *r;
+	char *line;
+	int fd;
+
+	memset(ka, 0, sizeof(*ka));
+	fd = open(SYNTH_PATH(o, kallsyms, "/proc/kallsyms"), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = malloc(sizeof(*r));
+	if (!r) {
+		close(fd);
+		return -ENOMEM;
+	}
+	line_reader__init(r, fd);
+	while (!(seen[0] && seen[2]) && (line = line_reader__next(r)))
+		kallsyms__line(line, &text, &stext, &etext, seen);
+	free(r);
+	close(fd);
+	if (!seen[0] && !seen[1])
+		return -ENOENT;
+	ka->ref_name = seen[0] ? "_text" : "_stext";
+	ka->start = seen[0] ? text : stext;
+	ka->end = seen[2] ? etext : 0;
+	if (!ka->start)
+		return -EACCES;		/* kptr_restrict hides the addresses */
+	return 0;
+}
+
+int synthesize__kernel_mmap(const struct synth_opts *o, synth_emit_fn emit, void *ctx)
+{
+	u8 bid[BUILD_ID_SIZE];
+	struct kernel_anchor ka;
+	char name[64];
+	int bid_len = 0, err;
+	struct synth s;
+	u64 end;
+
+	err = synth__init(&s, o, emit, ctx);
+	if (!err)
+		err = kernel_anchor__read(o, &ka);
+	if (err)
+		return err;
+	end = ka.end > ka.start ? ka.end : ~0ULL;
+	if (end == ~0ULL) {
+		/* no _etext: perf ends the kernel where the next module starts */
+		struct kmod *mods;
+		int i, nr = kmods__read(o, &mods);
+
+		for (i = 0; i < nr && end == ~0ULL; i++)
+			if (mods[i].start > ka.start)
+				end = mods[i].start;
+		kmods__free(mods, nr > 0 ? nr : 0);
+	}
+	if (o->build_id)
+		bid_len = buildid__read_notes(SYNTH_PATH(o, kernel_notes, "/sys/kernel/notes"),
+					      bid, sizeof(bid));
+	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", ka.ref_name);
+	return synth__kmap(&s, ka.start, end - ka.start, ka.start, name, bid, bid_len);
+}
+
+/* A loaded module's build id: from sysfs (the module as loaded), else its .ko. */
+static int kmod__build_id(const struct synth_opts *o, const struct kmod *m, u8 *id)
+{
+	char path[PATH_MAX];
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s/notes/.note.gnu.build-id",
+		 SYNTH_PATH(o, sys_module, "/sys/module"), m->name);
+	err = buildid__read_notes(path, id, BUILD_ID_SIZE);
+	if (err > 0 || !m->path)
+		return err;
+	len = strlen(m->path);
+	if (len < 3 || strcmp(m->path + len - 3, ".ko"))
+		return err;	/* compressed: not read here */
+	return buildid__read(m->path, id, BUILD_ID_SIZE);
+}
+
+int synthesize__modules(const struct synth_opts *o, synth_emit_fn emit, void *ctx)
+{
+	struct kmod *mods;
+	struct synth s;
+	int i, nr, err;
+
+	err = synth__init(&s, o, emit, ctx);
+	if (err)
+		return err;
+	nr = kmods__read(o, &mods);
+	if (nr <= 0)
+		return nr;
+	kmods__find_paths(o, mods, nr);
+	for (i = 0; i < nr && !err; i++) {
+		u8 bid[BUILD_ID_SIZE];
+		int bid_len = o->build_id ? kmod__build_id(o, &mods[i], bid) : 0;
+		char bracket[sizeof(mods[i].name) + 2];
+
+		snprintf(bracket, sizeof(bracket), "[%s]", mods[i].name);
+		err = synth__kmap(&s, mods[i].start, mods[i].size, 0,
+				  mods[i].path ? mods[i].path : bracket, bid, bid_len);
+	}
+	kmods__free(mods, nr);
+	return err;
+}
+
+/* ---- ID_INDEX, FINISHED_INIT, FINISHED_ROUND --------------------------- */
+
+static int id_index__flush(struct perf_record_id_index *ev, size_t n,
+			   synth_emit_fn emit, void *ctx)
+{
+	size_t size = sizeof(*ev) + n * sizeof(ev->entries[0]);
+	int err;
+
+	ev->header.type = PERF_RECORD_ID_INDEX;
+	ev->header.misc = 0;
+	ev->header.size = (u16)size;
+	ev->nr = n;
+	err = emit(ctx, ev, size);
+	return err > 0 ? -EIO : err;
+}
+
+static int id_index__check(const struct evlist *evlist)
+{
+	int i;
+
+	if (!evlist->cpus || !evlist->threads)
+		return -EINVAL;
+	for (i = 0; i < evlist->nr_entries; i++) {
+		const struct evsel *e = evlist->entries[i];
+
+		if (e->nr_ids && (!e->ids || e->nr_cpus != evlist->cpus->nr ||
+				  e->nr_threads != evlist->threads->nr ||
+				  e->nr_ids != e->nr_cpus * e->nr_threads))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int synthesize__id_index(struct evlist *evlist, synth_emit_fn emit, void *ctx)
+{
+	const struct cpu_map *cpus = evlist->cpus;
+	struct perf_record_id_index *ev;
+	bool per_thread;
+	struct evsel *evsel;
+	size_t n = 0;
+	int i, c, t, err = id_index__check(evlist);
+
+	if (err)
+		return err;
+	per_thread = cpus->nr == 1 && cpus->map[0].cpu == -1;
+	ev = calloc(1, sizeof(*ev) + ID_INDEX_MAX_NR * sizeof(ev->entries[0]));
+	if (!ev)
+		return -ENOMEM;
+	evlist__for_each_evsel(evlist, evsel, i) {
+		for (c = 0; c < evsel->nr_cpus && evsel->nr_ids && !err; c++) {
+			for (t = 0; t < evsel->nr_threads && !err; t++) {
+				u64 id = evsel->ids[c * evsel->nr_threads + t];
+				struct id_index_entry *e = &ev->entries[n];
+
+				if (!id)
+					continue;
+				e->id = id;
+				e->idx = (u64)(per_thread ? t : c);
+				e->cpu = (u64)(s64)cpus->map[c].cpu;
+				e->tid = (u64)(s64)evlist->threads->map[t];
+				if (++n == ID_INDEX_MAX_NR) {
+					err = id_index__flush(ev, n, emit, ctx);
+					n = 0;
+				}
+			}
+		}
+		if (err)
+			break;
+	}
+	if (!err && n)
+		err = id_index__flush(ev, n, emit, ctx);
+	free(ev);
+	return err;
+}
+
+static int synth__bare(u32 type, synth_emit_fn emit, void *ctx)
+{
+	struct perf_event_header h = { .type = type, .misc = 0, .size = sizeof(h) };
+	int err = emit(ctx, &h, sizeof(h));
+
+	return err > 0 ? -EIO : err;
+}
+
+int synthesize__finished_init(synth_emit_fn emit, void *ctx)
+{
+	return synth__bare(PERF_RECORD_FINISHED_INIT, emit, ctx);
+}
+
+int synthesize__finished_round(synth_emit_fn emit, void *ctx)
+{
+	return synth__bare(PERF_RECORD_FINISHED_ROUND, emit, ctx);
+}
+
+/* ---- helpers for the caller -------------------------------------------- */
+
+int synthesize__timeout_msg(char *buf, size_t size, pid_t pid)
+{
+	return snprintf(buf, size, "Reading /proc/%d/task/%d/maps time out. "
+			"You may want to increase the time limit by --proc-map-timeout",
+			pid, pid);
+}
+
+int synthesize__hugetlbfs_mountpoint(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char line[PATH_MAX + 256], mnt[PATH_MAX], type[64];
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %4095s %63s", mnt, type) == 2 &&
+		    !strcmp(type, "hugetlbfs")) {
+			snprintf(buf, size, "%s", mnt);
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}

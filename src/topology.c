@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * topology.c — the machine's CPUs grouped by core, die, package and NUMA
+ * node, from hwloc.
+ *
+ * Owns one loaded hwloc topology: the host's (every online CPU, including
+ * those outside this process's affinity, as perf describes the machine) or a
+ * synthetic one built from a description string such as "pack:2 core:8 pu:2"
+ * for tests. Groups are hwloc objects in logical order; their CPUs come back
+ * as cpu maps of OS indexes (the numbers perf_event_open and sysfs use).
+ * A level the topology lacks degrades to something still usable: no cores
+ * means one group per CPU, no packages or dies means one group for the whole
+ * machine.
+ *
+ * Loaded once by the thread that sets up the recording; read-only afterwards,
+ * so any thread may query it (hwloc's read-side calls do not modify the
+ * topology). Node memory of the host is read from sysfs on each call, like
+ * perf does, so the NUMA_TOPOLOGY feature matches perf's to the kB.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precord/topology.h"
+
+#define NODE_MEMINFO_FMT	"/sys/devices/system/node/node%d/meminfo"
+
+static struct topology *topology__load(const char *synthetic_desc)
+{
+	struct topology *topo = calloc(1, sizeof(*topo));
+	int err = ENOMEM;
+
+	if (!topo)
+		return NULL;
+	if (hwloc_topology_init(&topo->hw) < 0)
+		goto out_free;
+	if (synthetic_desc) {
+		topo->synthetic = true;
+		err = EINVAL;
+		if (hwloc_topology_set_synthetic(topo->hw, synthetic_desc) < 0)
+			goto out_destroy;
+	} else {
+		hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+		hwloc_topology_set_icache_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_NONE);
+	}
+	if (hwloc_topology_load(topo->hw) < 0) {
+		err = errno ? errno : EINVAL;
+		goto out_destroy;
+	}
+	return topo;
+
+out_destroy:
+	hwloc_topology_destroy(topo->hw);
+out_free:
+	free(topo);
+	errno = err;
+	return NULL;
+}
+
+struct topology *topology__new(void)
+{
+	return topology__load(NULL);
+}
+
+struct topology *topology__new_synthetic(const char *desc)
+{
+	if (!desc) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return topology__load(desc);
+}
+
+void topology__delete(struct topology *topo)
+{
+	if (!topo)
+		return;
+	hwloc_topology_destroy(topo->hw);
+	free(topo);
+}
+
+static hwloc_const_cpuset_t topology__cpuset(const struct topology *topo)
+{
+	return hwloc_topology_get_topology_cpuset(topo->hw);
+}
+
+int topology__nr_cpus(const struct topology *topo)
+{
+	return hwloc_bitmap_weight(topology__cpuset(topo));
+}
+
+int topology__max_cpu(const struct topology *topo)
+{
+	return hwloc_bitmap_last(topology__cpuset(topo)) + 1;
+}
+
+/* An hwloc cpuset as a cpu map of OS indexes (may be empty: a CPU-less node). */
+static struct cpu_map *cpuset__to_cpu_map(hwloc_const_cpuset_t set)
+{
+	int weight = hwloc_bitmap_weight(set);
+	struct cpu_map *map;
+	unsigned int id;
+	int *cpus, n = 0;
+
+	if (weight < 0) {
+		errno = ERANGE;
+		return NULL;
+	}
+	cpus = malloc(sizeof(*cpus) * (size_t)(weight ? weight : 1));
+	if (!cpus)
+		return NULL;
+	hwloc_bitmap_foreach_begin(id, set) {
+		cpus[n++] = (int)id;
+	} hwloc_bitmap_foreach_end();
+	map = cpu_map__new_from(cpus, n);
+	free(cpus);
+	return map;
+}
+
+struct cpu_map *topology__cpus(const struct topology *topo)
+{
+	return cpuset__to_cpu_map(topology__cpuset(topo));
+}
+
+static hwloc_obj_type_t level__hwloc_type(enum topo_level level)
+{
+	switch (level) {
+	case TOPO_CORE:
+		return HWLOC_OBJ_CORE;
+	case TOPO_PACKAGE:
+		return HWLOC_OBJ_PACKAGE;
+	case TOPO_NUMA:
+		return HWLOC_OBJ_NUMANODE;
+	case TOPO_DIE:
+		return HWLOC_OBJ_DIE;
+	case TOPO_CPU:
+	default:
+		return HWLOC_OBJ_PU;
+	}
+}
+
+/* What a level the topology lacks stands in for (see the file comment). */
+static hwloc_obj_type_t type__fallback(hwloc_obj_type_t type)
+{
+	switch (type) {
+	case HWLOC_OBJ_CORE:
+		return HWLOC_OBJ_PU;
+	case HWLOC_OBJ_DIE:
+		return HWLOC_OBJ_PACKAGE;
+	default:
+		return HWLOC_OBJ_MACHINE;
+	}
+}
+
+/* The hwloc type whose objects are the groups of level: never an empty level. */
+static hwloc_obj_type_t topology__group_type(const struct topology *topo, enum topo_level level)
+{
+	hwloc_obj_type_t type = level__hwloc_type(level);
+
+	while (type != HWLOC_OBJ_MACHINE && hwloc_get_nbobjs_by_type(topo->hw, type) <= 0)
+		type = type__fallback(type);
+	return type;
+}
+
+static bool level__valid(enum topo_level level)
+{
+	return level >= TOPO_CPU && level <= TOPO_DIE;
+}
+
+int topology__nr_groups(const struct topology *topo, enum topo_level level)
+{
+	if (!level__valid(level))
+		return -EINVAL;
+	return hwloc_get_nbobjs_by_type(topo->hw, topology__group_type(topo, level));
+}
+
+struct cpu_map *topology__group_cpus(const struct topology *topo, enum topo_level level, int i)
+{
+	hwloc_obj_t obj;
+
+	if (!level__valid(level) || i < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	obj = hwloc_get_obj_by_type(topo->hw, topology__group_type(topo, level), (unsigned int)i);
+	if (!obj) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return cpuset__to_cpu_map(obj->cpuset);
+}
+
+static int topology__numa_of(const struct topology *topo, struct cpu cpu)
+{
+	int i, nr = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_NUMANODE);
+
+	for (i = 0; i < nr; i++) {
+		hwloc_obj_t node = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, (unsigned int)i);
+
+		if (hwloc_bitmap_isset(node->cpuset, (unsigned int)cpu.cpu))
+			return i;
+	}
+	return -1;
+}
+
+int topology__group_of(const struct topology *topo, enum topo_level level, struct cpu cpu)
+{
+	hwloc_obj_type_t type;
+	hwloc_obj_t pu, obj;
+
+	if (!level__valid(level) || cpu.cpu < 0)
+		return -1;
+	pu = hwloc_get_pu_obj_by_os_index(topo->hw, (unsigned int)cpu.cpu);
+	if (!pu)
+		return -1;
+	type = topology__group_type(topo, level);
+	switch (type) {
+	case HWLOC_OBJ_PU:
+		return (int)pu->logical_index;
+	case HWLOC_OBJ_MACHINE:
+		return 0;
+	case HWLOC_OBJ_NUMANODE:	/* memory children, not ancestors, in hwloc 2 */
+		return topology__numa_of(topo, cpu);
+	default:
+		obj = hwloc_get_ancestor_obj_by_type(topo->hw, type, pu);
+		return obj ? (int)obj->logical_index : -1;
+	}
+}
+
+static hwloc_obj_t topology__node(const struct topology *topo, int i)
+{
+	if (i < 0)
+		return NULL;
+	return hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, (unsigned int)i);
+}
+
+int topology__node_os_index(const struct topology *topo, int i)
+{
+	hwloc_obj_t node = topology__node(topo, i);
+
+	return node ? (int)node->os_index : -1;
+}
+
+/*
+ * One field ("MemTotal:", "MemFree:") of a node's sysfs meminfo, whose lines
+ * read "Node 0 MemTotal:  5597388 kB". 0 and the value, or -errno.
+ */
+static int node_meminfo__read(int node, const char *field, u64 *kb)
+{
+	char path[64], name[32], *line = NULL;
+	size_t len = 0;
+	int err = -ENOENT;
+	FILE *fp;
+	u64 val;
+
+	snprintf(path, sizeof(path), NODE_MEMINFO_FMT, node);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -errno;
+	while (getline(&line, &len, fp) > 0) {
+		if (sscanf(line, "%*s %*d %31s %" SCNu64, name, &val) != 2)
+			continue;
+		if (!strcmp(name, field)) {
+			*kb = val;
+			err = 0;
+			break;
+		}
+	}
+	free(line);
+	fclose(fp);
+	return err;
+}
+
+u64 topology__node_mem_kb(const struct topology *topo, int i)
+{
+	hwloc_obj_t node = topology__node(topo, i);
+	u64 kb;
+
+	if (!node)
+		return 0;
+	if (!topo->synthetic && !node_meminfo__read((int)node->os_index, "MemTotal:", &kb))
+		return kb;
+	return node->attr->numanode.local_memory / 1024;
+}
+
+u64 topology__node_mem_free_kb(const struct topology *topo, int i)
+{
+	hwloc_obj_t node = topology__node(topo, i);
+	u64 kb;
+
+	if (!node || topo->synthetic)
+		return 0;
+	if (node_meminfo__read((int)node->os_index, "MemFree:", &kb))
+		return 0;
+	return kb;
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# Bad input: one clear line on stderr, a non-zero exit, and where recording
+# had started, a perf.data that still opens in perf report.
+. "$(dirname "$0")/../lib.sh"
+
+# expect_error NAME WANT_STATUS PATTERN -- precord args...
+expect_error() {
+	local name=$1 want=$2 pat=$3; shift 4
+	${RUNAS:-} "$PRECORD" "$@" >"$T/out" 2>"$T/err"
+	local st=$?
+	if [ "$want" = nonzero ]; then
+		[ $st -ne 0 ] || fail "$name: exit status 0"
+	else
+		[ $st -eq "$want" ] || { cat "$T/err"; fail "$name: exit status $st, want $want"; }
+	fi
+	grep -q -- "$pat" "$T/err" || { cat "$T/err"; fail "$name: no '$pat' in the message"; }
+	note "$name: $(grep -m1 -- "$pat" "$T/err")"
+}
+one_line() { [ "$(grep -c . "$T/err")" -eq 1 ] || { cat "$T/err"; fail "$1: more than one line on stderr"; }; }
+opens_in_perf() {
+	perf report --stdio -i "$1" >/dev/null 2>"$T/rep.err" || { cat "$T/rep.err"; fail "$2: perf report cannot open $1"; }
+}
+
+expect_error "unknown event" nonzero "^precord: event 'foo' is not known; 'perf list' shows the events$" -- -e foo -o "$T/x.data" -- true
+one_line "unknown event"
+[ ! -e "$T/x.data" ] || fail "unknown event: a perf.data was created"
+expect_error "bad cpu list" nonzero "CPU list" -- -C 0-x -o "$T/x.data" -- true
+one_line "bad cpu list"
+expect_error "offline cpu" nonzero "CPU 4095 is not online" -- -C 4095 -o "$T/x.data" -- true
+one_line "offline cpu"
+expect_error "bad option" nonzero "precord: " -- --no-such-option
+one_line "bad option"
+expect_error "bad frequency" nonzero "abc" -- -F abc -- true
+one_line "bad frequency"
+
+sleep 0.01 & dead=$!; wait $dead
+expect_error "dead pid" nonzero "$dead does not exist" -- -p "$dead" -o "$T/x.data"
+one_line "dead pid"
+
+expect_error "command not found" 127 "cannot run 'no-such-command-xyz'" -- -o "$T/nx.data" -- no-such-command-xyz
+opens_in_perf "$T/nx.data" "command not found"
+
+expect_error "missing directory" nonzero "cannot create '$T/no/such/dir/perf.data'" -- -o "$T/no/such/dir/perf.data" -- true
+one_line "missing directory"
+
+mkdir -p "$T/ro"
+if mount -t tmpfs -o ro,size=1m none "$T/ro" 2>/dev/null; then
+	expect_error "read-only directory" nonzero "Read-only file system" -- -o "$T/ro/perf.data" -- true
+	one_line "read-only directory"
+	umount "$T/ro"
+else
+	note "read-only directory: skipped (cannot mount tmpfs)"
+fi
+
+# A full disk: the error says so, the exit is non-zero, and the file opens.
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=1m none "$T/full" 2>/dev/null; then
+	# Leave about 300 KB free: room for the start, less than the recording needs.
+	dd if=/dev/zero of="$T/full/filler" bs=1k count=700 status=none 2>/dev/null
+	"$PRECORD" -a -F 4000 -g -o "$T/full/perf.data" -- "$MATMUL" -t 2 -n 400 -r 60 >/dev/null 2>"$T/err"
+	st=$?
+	umount_full() { umount "$T/full" 2>/dev/null; }
+	[ $st -ne 0 ] || { umount_full; fail "full disk: exit status 0"; }
+	grep -q "No space left on device" "$T/err" || { cat "$T/err"; umount_full; fail "full disk: no ENOSPC message"; }
+	note "full disk: $(grep -m1 'No space' "$T/err")"
+	cp "$T/full/perf.data" "$T/full.data"; umount_full
+	opens_in_perf "$T/full.data" "full disk"
+	n=$(perf script -i "$T/full.data" 2>/dev/null | wc -l)
+	note "full disk: the cut file still holds $n samples"
+	[ "$n" -gt 0 ] || fail "full disk: the samples written before the disk filled are gone"
+else
+	note "full disk: skipped (cannot mount tmpfs)"
+fi
+
+# SIGINT and SIGTERM during a system-wide recording finish the file.
+for sig in INT TERM; do
+	"$PRECORD" -a -o "$T/sig.data" -- sleep 30 >/dev/null 2>"$T/err" &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	wait $pid; st=$?
+	want=$((128 + $(kill -l $sig)))
+	[ $st -eq $want ] || { cat "$T/err"; fail "SIG$sig: exit $st, want $want"; }
+	grep -q 'Captured and wrote' "$T/err" || { cat "$T/err"; fail "SIG$sig: no summary"; }
+	opens_in_perf "$T/sig.data" "SIG$sig"
+	note "SIG$sig: exit $st, file opens"
+done
+
+# Without privileges: the paranoid explanation.
+if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ]; then
+	chmod 777 "$T"
+	RUNAS="setpriv --reuid=65534 --regid=65534 --clear-groups" \
+		expect_error "no permission" nonzero "perf_event_paranoid" -- -a -o "$T/np.data" -- true
+	one_line "no permission"
+fi
+
+# Out of descriptors, without the right to raise the hard limit: say how.
+if command -v setpriv >/dev/null && command -v prlimit >/dev/null; then
+	RUNAS="prlimit --nofile=16:16 setpriv --inh-caps=-sys_resource --bounding-set=-sys_resource" \
+		expect_error "too many files" nonzero "ulimit -n" -- -a -e cpu-clock,task-clock,page-faults,cs,minor-faults,major-faults,migrations,dummy -o "$T/mf.data" -- true
+	one_line "too many files"
+fi
+exit 0

@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_options.c — the command line: perf record's defaults, every good
+ * spelling of every option landing in the right field, the command split off
+ * after the options, perf's target rules, -m sizes, --help, and every bad
+ * input giving -EINVAL and one line that names the offending value.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "precord/options.h"
+
+#define MAX_ARGS	16
+
+struct parsed {
+	struct record_opts	opts;
+	char			*argv[MAX_ARGS + 2];
+	int			argc;
+	char			err[512];
+	int			ret;
+};
+
+/* Parse "precord ARGS..." (a NULL-terminated list). */
+static int parse_list(struct parsed *p, const char *const *args)
+{
+	int i;
+
+	record_opts__exit(&p->opts);
+	record_opts__init(&p->opts);
+	p->argv[0] = "precord";
+	for (i = 0; args[i]; i++) {
+		assert_true(i < MAX_ARGS);
+		p->argv[i + 1] = (char *)args[i];
+	}
+	p->argc = i + 1;
+	p->argv[p->argc] = NULL;
+	memset(p->err, 'x', sizeof(p->err) - 1);
+	p->err[sizeof(p->err) - 1] = '\0';
+	p->ret = record_opts__parse(&p->opts, p->argc, p->argv, p->err, sizeof(p->err));
+	return p->ret;
+}
+
+#define PARSE(p, ...)	parse_list(p, (const char *const[]){ __VA_ARGS__, NULL })
+#define PARSE0(p)	parse_list(p, (const char *const[]){ NULL })
+
+static int setup(void **state)
+{
+	struct parsed *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	record_opts__init(&p->opts);
+	*state = p;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct parsed *p = *state;
+
+	record_opts__exit(&p->opts);
+	free(p);
+	return 0;
+}
+
+static void assert_ok(struct parsed *p)
+{
+	if (p->ret != 0)
+		fail_msg("parse returned %d: %s", p->ret, p->err);
+}
+
+/* ---- defaults ---------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+	struct parsed *p = *state;
+	struct record_opts o;
+
+	record_opts__init(&o);
+	assert_int_equal(o.freq, 4000);
+	assert_false(o.freq_set);
+	assert_false(o.freq_max);
+	assert_int_equal(o.count, 0);
+	assert_string_equal(o.output, "perf.data");
+	assert_true(o.buildid_mmap);
+	assert_false(o.no_buildid);
+	assert_int_equal(o.proc_map_timeout, 500);
+	assert_int_equal(o.dwarf_stack_size, 8192);
+	assert_int_equal(o.callgraph, CALLGRAPH_NONE);
+	assert_int_equal(o.synth, SYNTH_ALL);
+	assert_int_equal(o.mmap_pages, 0);
+	assert_int_equal(o.delay_ms, 0);
+	assert_int_equal(o.nr_events, 0);
+	assert_null(o.events);
+	assert_false(o.system_wide);
+	assert_false(o.clockid_set);
+	assert_int_equal(o.realtime_prio, 0);
+	assert_int_equal(o.nr_threads_synthesize, 0);
+	assert_string_equal(o.notes, "");
+	record_opts__exit(&o);
+	record_opts__exit(NULL);
+
+	/* nothing on the line: perf's defaults, and system-wide as perf */
+	PARSE0(p);
+	assert_ok(p);
+	assert_int_equal(p->opts.freq, 4000);
+	assert_string_equal(p->opts.output, "perf.data");
+	assert_true(p->opts.buildid_mmap);
+	assert_int_equal(p->opts.proc_map_timeout, 500);
+	assert_true(p->opts.system_wide);
+	assert_int_equal(p->opts.argc, 0);
+	assert_null(p->opts.argv[0]);
+	assert_string_equal(p->err, "");
+}
+
+/* ---- good spellings ---------------------------------------------------- */
+
+static void test_freq_spellings(void **state)
+{
+	static const char *const spellings[][3] = {
+		{ "-F99" }, { "-F", "99" }, { "--freq=99" }, { "--freq", "99" },
+		{ "--fr=99" }, { "--fre", "99" },
+	};
+	struct parsed *p = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+		parse_list(p, spellings[i]);
+		assert_ok(p);
+		assert_int_equal(p->opts.freq, 99);
+		assert_true(p->opts.freq_set);
+		assert_false(p->opts.freq_max);
+		assert_int_equal(p->opts.argc, 0);
+	}
+	PARSE(p, "-F", "max");
+	assert_ok(p);
+	assert_true(p->opts.freq_max);
+	assert_true(p->opts.freq_set);
+	PARSE(p, "--freq=MAX");
+	assert_ok(p);
+	assert_true(p->opts.freq_max);
+	PARSE(p, "-F", "max", "-F", "1000");	/* the last one counts */
+	assert_ok(p);
+	assert_false(p->opts.freq_max);
+	assert_int_equal(p->opts.freq, 1000);
+}
+
+static void test_events_accumulate(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-e", "cpu-clock", "-ecs", "--event=sched:*", "--event", "a,b:u", "--ev=x");
+	assert_ok(p);
+	assert_int_equal(p->opts.nr_events, 5);
+	assert_string_equal(p->opts.events[0], "cpu-clock");
+	assert_string_equal(p->opts.events[1], "cs");
+	assert_string_equal(p->opts.events[2], "sched:*");
+	assert_string_equal(p->opts.events[3], "a,b:u");
+	assert_string_equal(p->opts.events[4], "x");
+	/* the strings are the caller's argv, not copies */
+	assert_ptr_equal(p->opts.events[0], p->argv[2]);
+}
+
+static void test_clustered_flags(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-ag");
+	assert_ok(p);
+	assert_true(p->opts.system_wide);
+	assert_int_equal(p->opts.callgraph, CALLGRAPH_FP);
+
+	PARSE(p, "-aF99");
+	assert_ok(p);
+	assert_true(p->opts.system_wide);
+	assert_int_equal(p->opts.freq, 99);
+
+	PARSE(p, "-vvv", "-qi");
+	assert_ok(p);
+	assert_int_equal(p->opts.verbose, 3);
+	assert_true(p->opts.quiet);
+	assert_true(p->opts.no_inherit);
+
+	PARSE(p, "-agc", "1000");
+	assert_ok(p);
+	assert_int_equal(p->opts.count, 1000);
+
+	PARSE(p, "-v", "--verbose", "-v");
+	assert_ok(p);
+	assert_int_equal(p->opts.verbose, 3);
+}
+
+static void test_call_graph(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-g");
+	assert_ok(p);
+	assert_int_equal(p->opts.callgraph, CALLGRAPH_FP);
+	assert_int_equal(p->opts.max_stack, 0);
+
+	PARSE(p, "--call-graph", "dwarf");
+	assert_ok(p);
+	assert_int_equal(p->opts.callgraph, CALLGRAPH_DWARF);
+	assert_int_equal(p->opts.dwarf_stack_size, 8192);
+
+	PARSE(p, "--call-graph=dwarf,4096");
+	assert_ok(p);
+	assert_int_equal(p->opts.dwarf_stack_size, 4096);
+
+	PARSE(p, "--call-graph=dwarf,13");	/* rounded up to 8 bytes, as perf */
+	assert_ok(p);
+	assert_int_equal(p->opts.dwarf_stack_size, 16);
+
+	PARSE(p, "--call-graph=dwarf,0x100");
+	assert_ok(p);
+	assert_int_equal(p->opts.dwarf_stack_size, 256);
+
+	PARSE(p, "--call-graph=dwarf,65528");
+	assert_ok(p);
+	assert_int_equal(p->opts.dwarf_stack_size, 65528);
+
+	PARSE(p, "--call-graph=dwarf,65521");	/* rounds up to the maximum */
+	assert_ok(p);
+	assert_int_equal(p->opts.dwarf_stack_size, 65528);
+
+	PARSE(p, "--call-graph=dwarf,");
+	assert_ok(p);
+	assert_int_equal(p->opts.dwarf_stack_size, 8192);
+
+	PARSE(p, "--call-graph", "fp,32");
+	assert_ok(p);
+	assert_int_equal(p->opts.callgraph, CALLGRAPH_FP);
+	assert_int_equal(p->opts.max_stack, 32);
+
+	/* -g after --call-graph keeps the mode chosen, as perf */
+	PARSE(p, "--call-graph", "dwarf", "-g");
+	assert_ok(p);
+	assert_int_equal(p->opts.callgraph, CALLGRAPH_DWARF);
+	PARSE(p, "-g", "--call-graph", "dwarf");
+	assert_ok(p);
+	assert_int_equal(p->opts.callgraph, CALLGRAPH_DWARF);
+
+	PARSE(p, "-g", "--no-call-graph");
+	assert_ok(p);
+	assert_int_equal(p->opts.callgraph, CALLGRAPH_NONE);
+}
+
+static void test_count(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-c", "1000");
+	assert_ok(p);
+	assert_int_equal(p->opts.count, 1000);
+	assert_false(p->opts.freq_set);
+	PARSE(p, "--count=0x10");
+	assert_ok(p);
+	assert_int_equal(p->opts.count, 16);
+	PARSE(p, "-c18446744073709551615");
+	assert_ok(p);
+	assert_true(p->opts.count == 18446744073709551615ULL);
+}
+
+static void test_mmap_pages_option(void **state)
+{
+	struct parsed *p = *state;
+	long page = sysconf(_SC_PAGESIZE);
+
+	PARSE(p, "-m", "16");
+	assert_ok(p);
+	assert_int_equal(p->opts.mmap_pages, 16);
+	assert_string_equal(p->opts.notes, "");
+
+	PARSE(p, "-q", "-m", "3");
+	assert_ok(p);
+	assert_int_equal(p->opts.mmap_pages, 4);
+	assert_non_null(strstr(p->opts.notes, "rounding mmap pages size to "));
+	assert_non_null(strstr(p->opts.notes, "(4 pages)"));
+	if (page == 4096)
+		assert_string_equal(p->opts.notes, "rounding mmap pages size to 16K (4 pages)\n");
+
+	PARSE(p, "--mmap-pages=1M");
+	assert_ok(p);
+	assert_int_equal(p->opts.mmap_pages, (1 << 20) / page);
+
+	PARSE(p, "-m4K,");			/* an empty AUX size is no AUX size */
+	assert_ok(p);
+	assert_int_equal(p->opts.mmap_pages, 4096 >= page ? 4096 / page : 1);
+
+	if (page == 4096) {
+		PARSE(p, "-q", "-m", "200");
+		assert_ok(p);
+		assert_string_equal(p->opts.notes, "rounding mmap pages size to 1024K (256 pages)\n");
+		PARSE(p, "-q", "-m", "1025K");
+		assert_ok(p);
+		assert_string_equal(p->opts.notes, "rounding mmap pages size to 2M (512 pages)\n");
+	}
+}
+
+/* perf's rules for -m sizes, at 4 KiB and 16 KiB pages. */
+static void test_parse_mmap_pages(void **state)
+{
+	static const struct {
+		const char	*str;
+		long		page_size;
+		long		want;
+	} cases[] = {
+		{ "4K", 4096, 1 },	{ "1M", 4096, 256 },	{ "3", 4096, 4 },
+		{ "1", 4096, 1 },	{ "0", 4096, 1 },	{ "0K", 4096, 1 },
+		{ "5K", 4096, 2 },	{ "1025K", 4096, 512 },	{ "1B", 4096, 1 },
+		{ "4097B", 4096, 2 },	{ "1G", 4096, 262144 },	{ "128", 4096, 128 },
+		{ "129", 4096, 256 },	{ "2147483648", 4096, 2147483648L },
+		{ "1M", 16384, 64 },	{ "16K", 16384, 1 },	{ "17K", 16384, 2 },
+		{ "4k", 4096, -EINVAL },	{ "4KB", 4096, -EINVAL },
+		{ "3x", 4096, -EINVAL },	{ "", 4096, -EINVAL },
+		{ "-1", 4096, -EINVAL },	{ "K", 4096, -EINVAL },
+		{ " 4", 4096, -EINVAL },	{ "0x10", 4096, -EINVAL },
+		{ "4294967296", 4096, -ERANGE },	{ "2147483649", 4096, -ERANGE },
+		{ "99999999999999999999", 4096, -ERANGE },
+		{ "99999999999999G", 4096, -ERANGE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long got = parse_mmap_pages(cases[i].str, cases[i].page_size);
+
+		if (got != cases[i].want)
+			fail_msg("parse_mmap_pages(\"%s\", %ld) = %ld, want %ld", cases[i].str,
+				 cases[i].page_size, got, cases[i].want);
+	}
+	assert_int_equal(parse_mmap_pages(NULL, 4096), -EINVAL);
+	assert_int_equal(parse_mmap_pages("4", 0), -EINVAL);
+}
+
+static void test_flags(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-q", "--dry-run", "-B", "--switch-events", "-i", "-a");
+	assert_ok(p);
+	assert_true(p->opts.quiet);
+	assert_true(p->opts.dry_run);
+	assert_true(p->opts.no_buildid);
+	assert_true(p->opts.switch_events);
+	assert_true(p->opts.no_inherit);
+	assert_true(p->opts.system_wide);
+
+	PARSE(p, "--quiet", "--no-buildid", "--no-inherit", "--all-cpus");
+	assert_ok(p);
+	assert_true(p->opts.quiet);
+	assert_true(p->opts.no_buildid);
+	assert_true(p->opts.no_inherit);
+	assert_true(p->opts.system_wide);
+
+	/* negations, perf's way: --no-NAME, and NAME for a "no-" option */
+	PARSE(p, "-B", "--buildid", "-i", "--inherit", "--switch-events", "--no-switch-events");
+	assert_ok(p);
+	assert_false(p->opts.no_buildid);
+	assert_false(p->opts.no_inherit);
+	assert_false(p->opts.switch_events);
+
+	PARSE(p, "--no-buildid-mmap");
+	assert_ok(p);
+	assert_false(p->opts.buildid_mmap);
+	PARSE(p, "--no-buildid-mmap", "--buildid-mmap");
+	assert_ok(p);
+	assert_true(p->opts.buildid_mmap);
+}
+
+static void test_output(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-o", "out.data");
+	assert_ok(p);
+	assert_string_equal(p->opts.output, "out.data");
+	PARSE(p, "--output=/tmp/x y.data");
+	assert_ok(p);
+	assert_string_equal(p->opts.output, "/tmp/x y.data");
+	PARSE(p, "-oa.data", "-o", "b.data");
+	assert_ok(p);
+	assert_string_equal(p->opts.output, "b.data");
+}
+
+static void test_delay(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-D", "100");
+	assert_ok(p);
+	assert_int_equal(p->opts.delay_ms, 100);
+	PARSE(p, "-D", "-1");
+	assert_ok(p);
+	assert_int_equal(p->opts.delay_ms, -1);
+	PARSE(p, "-D-1");
+	assert_ok(p);
+	assert_int_equal(p->opts.delay_ms, -1);
+	PARSE(p, "--delay=0");
+	assert_ok(p);
+	assert_int_equal(p->opts.delay_ms, 0);
+}
+
+static void test_clockid(void **state)
+{
+	static const struct {
+		const char	*name;
+		int		id;
+	} names[] = {
+		{ "monotonic", CLOCK_MONOTONIC },	{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME },		{ "boottime", CLOCK_BOOTTIME },
+		{ "tai", CLOCK_TAI },			{ "mono", CLOCK_MONOTONIC },
+		{ "raw", CLOCK_MONOTONIC_RAW },		{ "real", CLOCK_REALTIME },
+		{ "boot", CLOCK_BOOTTIME },		{ "MONO", CLOCK_MONOTONIC },
+		{ "MonoTonic_Raw", CLOCK_MONOTONIC_RAW }, { "CLOCK_TAI", CLOCK_TAI },
+		{ "clock_boottime", CLOCK_BOOTTIME },	{ "7", 7 },
+		{ "0", 0 },
+	};
+	struct parsed *p = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		PARSE(p, "-k", names[i].name);
+		assert_ok(p);
+		assert_true(p->opts.clockid_set);
+		if (p->opts.clockid != names[i].id)
+			fail_msg("-k %s: clockid %d, want %d", names[i].name,
+				 p->opts.clockid, names[i].id);
+	}
+	PARSE(p, "--clockid=raw");
+	assert_ok(p);
+	assert_int_equal(p->opts.clockid, CLOCK_MONOTONIC_RAW);
+	PARSE(p, "-kmono");
+	assert_ok(p);
+	assert_int_equal(p->opts.clockid, CLOCK_MONOTONIC);
+	PARSE(p, "-k", "mono", "--no-clockid");
+	assert_ok(p);
+	assert_false(p->opts.clockid_set);
+}
+
+static void test_realtime(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-r", "1");
+	assert_ok(p);
+	assert_int_equal(p->opts.realtime_prio, 1);
+	PARSE(p, "--realtime=99");
+	assert_ok(p);
+	assert_int_equal(p->opts.realtime_prio, 99);
+	PARSE(p, "-r50");
+	assert_ok(p);
+	assert_int_equal(p->opts.realtime_prio, 50);
+}
+
+static void test_synth_and_synthesis(void **state)
+{
+	static const struct {
+		const char	*arg;
+		int		mode;
+	} cases[] = {
+		{ "--synth=no", SYNTH_NO },		{ "--synth=none", SYNTH_NO },
+		{ "--synth=NO", SYNTH_NO },		{ "--synth=all", SYNTH_ALL },
+		{ "--synth=task", SYNTH_TASK },		{ "--synth=mmap", SYNTH_MMAP },
+		{ "--synth=task,mmap", SYNTH_MMAP },	{ "--synth=Task", SYNTH_TASK },
+		{ "--synth=task,no", SYNTH_NO },	{ "--synth=all,task", SYNTH_ALL },
+	};
+	struct parsed *p = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		PARSE(p, cases[i].arg);
+		assert_ok(p);
+		if ((int)p->opts.synth != cases[i].mode)
+			fail_msg("%s: mode %d, want %d", cases[i].arg, p->opts.synth, cases[i].mode);
+	}
+	PARSE(p, "--synth", "task");
+	assert_ok(p);
+	assert_int_equal(p->opts.synth, SYNTH_TASK);
+
+	PARSE(p, "--proc-map-timeout=1000", "--num-thread-synthesize", "4");
+	assert_ok(p);
+	assert_int_equal(p->opts.proc_map_timeout, 1000);
+	assert_int_equal(p->opts.nr_threads_synthesize, 4);
+}
+
+static void test_targets(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-C", "0-1,3");
+	assert_ok(p);
+	assert_string_equal(p->opts.cpu_list, "0-1,3");
+	assert_false(p->opts.system_wide);	/* a CPU target is a target */
+
+	PARSE(p, "-a", "-C", "0");
+	assert_ok(p);
+	assert_true(p->opts.system_wide);
+	assert_string_equal(p->opts.cpu_list, "0");
+
+	PARSE(p, "-p", "1,2");
+	assert_ok(p);
+	assert_string_equal(p->opts.pid_list, "1,2");
+	assert_false(p->opts.system_wide);
+
+	PARSE(p, "--tid=3");
+	assert_ok(p);
+	assert_string_equal(p->opts.tid_list, "3");
+	assert_false(p->opts.system_wide);
+
+	/* perf's target__validate(): -p/-t win over -a and -C, with a warning */
+	PARSE(p, "-q", "-p", "1", "-a");
+	assert_ok(p);
+	assert_false(p->opts.system_wide);
+	assert_non_null(strstr(p->opts.notes, "PID/TID switch overriding SYSTEM"));
+
+	PARSE(p, "-q", "-t", "1", "-C", "0");
+	assert_ok(p);
+	assert_null(p->opts.cpu_list);
+	assert_non_null(strstr(p->opts.notes, "PID/TID switch overriding CPU"));
+
+	PARSE(p, "-q", "-p", "1", "-t", "2");
+	assert_ok(p);
+	assert_string_equal(p->opts.pid_list, "1");
+	assert_null(p->opts.tid_list);
+	assert_non_null(strstr(p->opts.notes, "overriding -t/--tid 2"));
+
+	/* a command together with -p is allowed, as in perf */
+	PARSE(p, "-p", "1", "--", "sleep", "1");
+	assert_ok(p);
+	assert_string_equal(p->opts.pid_list, "1");
+	assert_int_equal(p->opts.argc, 2);
+	assert_false(p->opts.system_wide);
+}
+
+/* ---- the command after the options ------------------------------------- */
+
+static void test_command_split(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-a", "--", "sleep", "1");
+	assert_ok(p);
+	assert_true(p->opts.system_wide);
+	assert_int_equal(p->opts.argc, 2);
+	assert_string_equal(p->opts.argv[0], "sleep");
+	assert_string_equal(p->opts.argv[1], "1");
+	assert_null(p->opts.argv[2]);
+
+	/* the first non-option word starts the command; its options are its own */
+	PARSE(p, "-F", "99", "ls", "-l");
+	assert_ok(p);
+	assert_int_equal(p->opts.freq, 99);
+	assert_false(p->opts.system_wide);
+	assert_int_equal(p->opts.argc, 2);
+	assert_string_equal(p->opts.argv[0], "ls");
+	assert_string_equal(p->opts.argv[1], "-l");
+
+	PARSE(p, "ls", "-F", "99");
+	assert_ok(p);
+	assert_int_equal(p->opts.freq, 4000);
+	assert_int_equal(p->opts.argc, 3);
+
+	PARSE(p, "--");
+	assert_ok(p);
+	assert_int_equal(p->opts.argc, 0);
+	assert_true(p->opts.system_wide);
+
+	PARSE(p, "--", "-a");
+	assert_ok(p);
+	assert_false(p->opts.system_wide);
+	assert_int_equal(p->opts.argc, 1);
+	assert_string_equal(p->opts.argv[0], "-a");
+
+	PARSE(p, "-", "x");
+	assert_ok(p);
+	assert_int_equal(p->opts.argc, 2);
+	assert_string_equal(p->opts.argv[0], "-");
+
+	PARSE(p, "--", "--", "x");
+	assert_ok(p);
+	assert_int_equal(p->opts.argc, 2);
+	assert_string_equal(p->opts.argv[0], "--");
+
+	/* perf's subcommand spelling: "precord record ..." */
+	PARSE(p, "record", "-F", "10", "--", "true");
+	assert_ok(p);
+	assert_int_equal(p->opts.freq, 10);
+	assert_int_equal(p->opts.argc, 1);
+	assert_string_equal(p->opts.argv[0], "true");
+
+	PARSE(p, "record");
+	assert_ok(p);
+	assert_int_equal(p->opts.argc, 0);
+}
+
+static void test_argv0_record(void **state)
+{
+	struct record_opts o;
+	char *argv[] = { "record", "-a", "ls", NULL };
+	char *argv2[] = { "record", "record", NULL };
+	char err[128];
+
+	record_opts__init(&o);
+	assert_int_equal(record_opts__parse(&o, 3, argv, err, sizeof(err)), 0);
+	assert_true(o.system_wide);
+	assert_int_equal(o.argc, 1);
+	assert_string_equal(o.argv[0], "ls");
+	record_opts__exit(&o);
+
+	/* argv[0] already "record": a second "record" is the command */
+	record_opts__init(&o);
+	assert_int_equal(record_opts__parse(&o, 2, argv2, err, sizeof(err)), 0);
+	assert_int_equal(o.argc, 1);
+	assert_string_equal(o.argv[0], "record");
+	record_opts__exit(&o);
+
+	/* argc 0 and no error buffer are handled */
+	record_opts__init(&o);
+	assert_int_equal(record_opts__parse(&o, 0, argv + 3, NULL, 0), 0);
+	assert_int_equal(o.argc, 0);
+	record_opts__exit(&o);
+}
+
+/* ---- output: --help on stdout, notes on stderr -------------------------- */
+
+/* Run parse with fd 1 or 2 sent to a file; returns what was written. */
+static char *capture(struct parsed *p, int fd, const char *const *args)
+{
+	char path[] = "/tmp/test_options.XXXXXX";
+	int tmp = mkstemp(path), saved;
+	static char buf[16384];
+	ssize_t n;
+
+	assert_true(tmp >= 0);
+	unlink(path);
+	fflush(fd == 1 ? stdout : stderr);
+	saved = dup(fd);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(tmp, fd), fd);
+	parse_list(p, args);
+	fflush(fd == 1 ? stdout : stderr);
+	assert_int_equal(dup2(saved, fd), fd);
+	close(saved);
+	n = pread(tmp, buf, sizeof(buf) - 1, 0);
+	close(tmp);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+static void test_help(void **state)
+{
+	struct parsed *p = *state;
+	char *out;
+
+	out = capture(p, 1, (const char *const[]){ "-h", NULL });
+	assert_int_equal(p->ret, 1);
+	assert_non_null(strstr(out, "Usage: precord [record] [<options>]"));
+	assert_non_null(strstr(out, "-F, --freq"));
+	assert_non_null(strstr(out, "--call-graph"));
+	assert_non_null(strstr(out, "-e, --event <event>"));
+	assert_non_null(strstr(out, "--synth"));
+	assert_null(strstr(out, "--threads"));		/* not supported yet: not listed */
+	assert_null(strstr(out, "--compression-level"));
+
+	capture(p, 1, (const char *const[]){ "--help", NULL });
+	assert_int_equal(p->ret, 1);
+	capture(p, 1, (const char *const[]){ "-ah", NULL });
+	assert_int_equal(p->ret, 1);
+	/* after the command, -h is the command's */
+	capture(p, 1, (const char *const[]){ "ls", "-h", NULL });
+	assert_int_equal(p->ret, 0);
+}
+
+static void test_notes_to_stderr(void **state)
+{
+	struct parsed *p = *state;
+	char *out;
+
+	out = capture(p, 2, (const char *const[]){ "-m", "3", "-p", "1", "-a", NULL });
+	assert_int_equal(p->ret, 0);
+	assert_non_null(strstr(out, "rounding mmap pages size to "));
+	assert_non_null(strstr(out, "Warning: PID/TID switch overriding SYSTEM\n"));
+
+	/* -q anywhere on the line silences them */
+	out = capture(p, 2, (const char *const[]){ "-m", "3", "-p", "1", "-a", "-q", NULL });
+	assert_int_equal(p->ret, 0);
+	assert_string_equal(out, "");
+	assert_non_null(strstr(p->opts.notes, "rounding"));
+
+	/* and a failed parse prints nothing at all */
+	out = capture(p, 2, (const char *const[]){ "-m", "3", "-F", "x", NULL });
+	assert_int_equal(p->ret, -EINVAL);
+	assert_string_equal(out, "");
+}
+
+/* ---- bad input --------------------------------------------------------- */
+
+struct bad_case {
+	const char	*args[6];
+	const char	*needle;	/* the message must contain this */
+};
+
+static const struct bad_case bad_cases[] = {
+	/* numbers */
+	{ { "-F", "abc" }, "'abc' for -F/--freq" },
+	{ { "-F", "0" }, "'0' for -F/--freq" },
+	{ { "-F", "-1" }, "'-1'" },
+	{ { "-F", "99x" }, "'99x'" },
+	{ { "-F", "" }, "'' for -F/--freq" },
+	{ { "-F", "4294967296" }, "'4294967296'" },
+	{ { "--freq= 9" }, "' 9'" },
+	{ { "-c", "-5" }, "'-5' for -c/--count" },
+	{ { "-c", "0" }, "'0' for -c/--count" },
+	{ { "-c", "abc" }, "'abc'" },
+	{ { "-c", "18446744073709551616" }, "'18446744073709551616'" },
+	{ { "-c", "10", "-F", "10" }, "cannot set frequency (-F) and period (-c 10) at the same time" },
+	{ { "-F", "max", "-c", "7" }, "(-c 7)" },
+	{ { "-m", "3x" }, "'3x' for -m/--mmap-pages" },
+	{ { "-m", "4k" }, "'4k'" },
+	{ { "-m", "4KB" }, "'4KB'" },
+	{ { "-m", "" }, "'' for -m/--mmap-pages" },
+	{ { "-m", "4294967296" }, "'4294967296'" },
+	{ { "-m", "4,8" }, "'8'" },
+	{ { "-m", ",8" }, "'8'" },
+	{ { "-r", "200" }, "'200' for -r/--realtime" },
+	{ { "-r", "0" }, "'0'" },
+	{ { "-r", "x" }, "'x'" },
+	{ { "-D", "x" }, "'x' for -D/--delay" },
+	{ { "-D", "-5" }, "'-5'" },
+	{ { "-D", "10-20" }, "'10-20'" },
+	{ { "-D", "" }, "''" },
+	{ { "--proc-map-timeout=x" }, "'x' for --proc-map-timeout" },
+	{ { "--proc-map-timeout=0" }, "'0'" },
+	{ { "--num-thread-synthesize=x" }, "'x' for --num-thread-synthesize" },
+	{ { "--num-thread-synthesize", "0" }, "'0'" },
+	/* call graphs */
+	{ { "--call-graph", "dwarf,70000" }, "'dwarf,70000'" },
+	{ { "--call-graph", "dwarf,65529" }, "'dwarf,65529'" },
+	{ { "--call-graph", "dwarf,0" }, "'dwarf,0'" },
+	{ { "--call-graph", "dwarf,x" }, "'dwarf,x'" },
+	{ { "--call-graph", "lbr" }, "'lbr' is not supported" },
+	{ { "--call-graph", "foo" }, "'foo'" },
+	{ { "--call-graph", "DWARF" }, "'DWARF'" },
+	{ { "--call-graph", "fp,x" }, "'fp,x'" },
+	{ { "--call-graph", "" }, "'' for --call-graph" },
+	{ { "--call-graph" }, "'--call-graph' requires a value" },
+	/* names */
+	{ { "-k", "nosuchclock" }, "'nosuchclock' for -k/--clockid" },
+	{ { "-k", "-1" }, "'-1'" },
+	{ { "-k", "CLOCK_" }, "'CLOCK_'" },
+	{ { "-k", "mono", "-k", "raw" }, "'raw'" },
+	{ { "--synth=foo" }, "'foo' for --synth" },
+	{ { "--synth=task,foo" }, "'task,foo'" },
+	{ { "--synth=" }, "'' for --synth" },
+	{ { "--synth=cgroup" }, "'cgroup'" },
+	/* strings and lists */
+	{ { "-e" }, "'-e/--event' requires a value" },
+	{ { "-e", "" }, "'' for -e/--event" },
+	{ { "-e", "  " }, "'  '" },
+	{ { "--event=" }, "'' for -e/--event" },
+	{ { "-o", "" }, "'' for -o/--output" },
+	{ { "-o", "-" }, "'-'" },
+	{ { "-o" }, "'-o/--output' requires a value" },
+	{ { "-C", "1-" }, "CPU list '1-'" },
+	{ { "-C", "a" }, "CPU list 'a'" },
+	{ { "-C", "3-1" }, "CPU list '3-1'" },
+	{ { "-C", "" }, "CPU list ''" },
+	{ { "-p", "abc" }, "pid list 'abc'" },
+	{ { "-p", "" }, "pid list ''" },
+	{ { "-p", "-1" }, "'-1'" },
+	{ { "-t", "1,,2" }, "tid list '1,,2'" },
+	{ { "-F" }, "'-F/--freq' requires a value" },
+	{ { "-a", "-m" }, "'-m/--mmap-pages' requires a value" },
+	{ { "--mmap-pages" }, "'-m/--mmap-pages' requires a value" },
+	/* options */
+	{ { "--foo" }, "unknown option '--foo'; 'precord --help' lists the options" },
+	{ { "--foo=1" }, "unknown option '--foo'" },
+	{ { "-Z" }, "unknown option '-Z'; 'precord --help' lists the options" },
+	{ { "-aZ" }, "unknown option '-Z'" },
+	{ { "--no-freq" }, "unknown option '--no-freq'" },
+	{ { "--=x" }, "unknown option '--'" },
+	{ { "--threads" }, "option '--threads' is not supported by precord yet" },
+	{ { "--threads=2" }, "option '--threads' is not supported by precord yet" },
+	{ { "--aio" }, "option '--aio' is not supported by precord yet" },
+	{ { "-z" }, "option '-z/--compression-level' is not supported by precord yet" },
+	{ { "-ga", "-N" }, "'-N/--no-buildid-cache' is not supported" },
+	{ { "--no-bpf-event" }, "'--no-bpf-event' is not supported" },
+	{ { "--overwrite" }, "'--overwrite' is not supported" },
+	{ { "--switch-output=1M" }, "'--switch-output' is not supported" },
+	{ { "--sw" }, "option '--sw' is ambiguous" },
+	{ { "--no-build" }, "'--no-build' is ambiguous" },
+	{ { "--quiet=1" }, "'--quiet=1'" },
+	{ { "--no-quiet=1" }, "'--no-quiet=1'" },
+	{ { "--no-inherit=yes" }, "'--no-inherit=yes'" },
+};
+
+static void test_bad_input(void **state)
+{
+	struct parsed *p = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+
+		parse_list(p, c->args);
+		if (p->ret != -EINVAL)
+			fail_msg("case %zu (%s %s): returned %d, want -EINVAL (%s)", i,
+				 c->args[0], c->args[1] ? c->args[1] : "", p->ret, p->err);
+		if (!strstr(p->err, c->needle))
+			fail_msg("case %zu (%s %s): message \"%s\" lacks \"%s\"", i,
+				 c->args[0], c->args[1] ? c->args[1] : "", p->err, c->needle);
+		if (strchr(p->err, '\n') || !p->err[0] || strlen(p->err) > 200)
+			fail_msg("case %zu: not one short line: \"%s\"", i, p->err);
+		if (!strncmp(p->err, "precord:", 8))
+			fail_msg("case %zu: the caller adds the prefix: \"%s\"", i, p->err);
+	}
+}
+
+static void test_error_buffer_truncation(void **state)
+{
+	struct record_opts o;
+	char *argv[] = { "precord", "--no-such-option-with-a-long-name", NULL };
+	char err[16];
+
+	record_opts__init(&o);
+	assert_int_equal(record_opts__parse(&o, 2, argv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(strlen(err), sizeof(err) - 1);
+	assert_int_equal(record_opts__parse(&o, 2, argv, NULL, 0), -EINVAL);
+	record_opts__exit(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_freq_spellings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_accumulate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clustered_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_call_graph, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mmap_pages_option, setup, teardown),
+		cmocka_unit_test(test_parse_mmap_pages),
+		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clockid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_realtime, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_synth_and_synthesis, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_split, setup, teardown),
+		cmocka_unit_test(test_argv0_record),
+		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notes_to_stderr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test(test_error_buffer_truncation),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
