@@ -24,9 +24,11 @@
  *    file to its true size.
  *
  * Errors: the first -errno is kept in w->error and every later call returns
- * it. The file is then cut back to the end of the last write that reached
- * it whole (open offset + w->written), so a full disk leaves whole records
- * and a consistent size; what was staged and not yet written is lost.
+ * it. Every byte that reached the file is kept and counted in w->written
+ * (open offset + w->written is where the file is cut), so a full disk loses
+ * only what did not fit; the file may then end inside a record, and the
+ * caller, who knows the record format, cuts it back to the last whole one
+ * (record.c does, when it finishes the file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,8 +62,8 @@ static int writer__cut(struct writer *w)
 }
 
 /*
- * Keep the first error; cut the file back to the last whole write. If the
- * cut fails too, w->written still says where the whole writes end.
+ * Keep the first error; cut the file to what reached it (w->written), so no
+ * reserved or stale bytes follow the data.
  */
 static int writer__fail(struct writer *w, int err)
 {
@@ -100,15 +102,19 @@ static int writer__emit(struct writer *w, const unsigned char *p, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN)
-				return -errno;
-			err = writer__wait_writable(w->fd);
-			if (err)
-				return err;
-			continue;
+			err = -errno;
+			if (err == -EAGAIN)
+				err = writer__wait_writable(w->fd);
+			if (!err)
+				continue;
+			/* Keep what reached the file: the caller cuts at a record. */
+			w->written += len - left;
+			return err;
 		}
-		if (n == 0)
+		if (n == 0) {
+			w->written += len - left;
 			return -EIO;	/* no progress and no reason: do not spin */
+		}
 		p += n;
 		left -= (size_t)n;
 		pos += (u64)n;
@@ -184,13 +190,17 @@ static int writer__fallocate(int fd, u64 off, u64 len)
 {
 	int err;
 
-	do
+	do {
 		err = posix_fallocate(fd, (off_t)off, (off_t)len);
-	while (err == EINTR);
+	} while (err == EINTR);
 	return -err;
 }
 
-/* Reserve file space up to `end`: a whole chunk if the disk allows. */
+/*
+ * Reserve file space up to `end`, alloc_step at a time. On a full disk the
+ * step halves, down to just what is needed, and stays small: a nearly full
+ * disk does not cost a failing 64 MiB fallocate on every write.
+ */
 static int mmap__reserve(struct writer *w, u64 end)
 {
 	u64 need, grow;
@@ -199,8 +209,13 @@ static int mmap__reserve(struct writer *w, u64 end)
 	if (end <= w->alloc_end)
 		return 0;
 	need = end - w->alloc_end;
-	grow = (need + w->buf_size - 1) / w->buf_size * w->buf_size;
-	err = writer__fallocate(w->fd, w->alloc_end, grow);
+	for (;;) {
+		grow = (need + w->alloc_step - 1) / w->alloc_step * w->alloc_step;
+		err = writer__fallocate(w->fd, w->alloc_end, grow);
+		if ((err != -ENOSPC && err != -EFBIG) || w->alloc_step <= need)
+			break;
+		w->alloc_step /= 2;
+	}
 	if (err == -ENOSPC || err == -EFBIG) {
 		grow = need;
 		err = writer__fallocate(w->fd, w->alloc_end, grow);
@@ -252,6 +267,7 @@ static int mmap__open(struct writer *w, size_t size)
 	w->buf = NULL;
 	w->buf_len = 0;
 	w->alloc_end = writer__start(w);
+	w->alloc_step = w->buf_size;
 	return 0;
 }
 
@@ -364,6 +380,8 @@ int writer__write(struct writer *w, const void *buf, size_t len)
 
 	if (w->error)
 		return w->error;
+	if (!w->ops)
+		return -EBADF;	/* closed */
 	err = w->ops->write(w, buf, len);
 	if (err)
 		return writer__fail(w, err);
@@ -378,6 +396,8 @@ int writer__flush(struct writer *w)
 
 	if (w->error)
 		return w->error;
+	if (!w->ops)
+		return 0;	/* closed: flushed then */
 	err = w->ops->flush(w);
 	if (err)
 		return writer__fail(w, err);

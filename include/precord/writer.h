@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * writer.h — where recorded bytes go. One interface, one backend per
- * mechanism (write() now; mmap'ed chunks and AIO slot in behind the same
- * ops). A writer is used by one thread at a time.
+ * mechanism (write() and mmap'ed chunks; AIO slots in behind the same ops).
+ * A writer is used by one thread at a time.
  */
 #ifndef PRECORD_WRITER_H
 #define PRECORD_WRITER_H
@@ -17,7 +17,7 @@ enum writer_kind {
 	WRITER_MMAP,		/* memcpy into the file mmap'ed in large chunks */
 };
 
-/* Default staging buffer of WRITER_WRITE (bench/: 256 KiB-1 MiB flat). */
+/* Default staging buffer of WRITER_WRITE (256 KiB-4 MiB measured alike). */
 #define WRITER_BUF_SIZE		(1024 * 1024)
 /* Default window and growth step of WRITER_MMAP (seed 001: 64 MiB). */
 #define WRITER_MMAP_CHUNK	(64 * 1024 * 1024)
@@ -60,6 +60,7 @@ struct writer {
 	/* WRITER_MMAP: buf maps file [map_off, map_off + buf_size). */
 	u64			map_off;
 	u64			alloc_end;	/* file space reserved up to here */
+	u64			alloc_step;	/* reserve this much at a time; halved on ENOSPC */
 };
 
 /*

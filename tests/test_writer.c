@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_writer.c — the writers: exact byte streams for every size of write
+ * and both backends, offset accounting, short writes (a non-blocking pipe,
+ * signals, RLIMIT_FSIZE), and a full disk (a 64 KiB tmpfs we mount).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "precord/writer.h"
+
+#define STREAM_MAX	(8 << 20)
+
+struct tdir {
+	char	path[64];
+	bool	mounted;
+};
+
+/* The byte at stream position i: not periodic in any power of two. */
+static unsigned char pattern(u64 i)
+{
+	return (unsigned char)((i * 2654435761u) >> 13);
+}
+
+static unsigned char *pattern_buf(u64 start, size_t len)
+{
+	unsigned char *p = malloc(len ? len : 1);
+	size_t i;
+
+	assert_non_null(p);
+	for (i = 0; i < len; i++)
+		p[i] = pattern(start + i);
+	return p;
+}
+
+static int setup_dir(void **state)
+{
+	struct tdir *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -1;
+	snprintf(d->path, sizeof(d->path), "/tmp/test_writer.XXXXXX");
+	if (!mkdtemp(d->path))
+		return -1;
+	*state = d;
+	return 0;
+}
+
+/*
+ * A 64 KiB tmpfs, mounted in a mount namespace of our own (private, so
+ * nothing propagates out): a test killed half-way leaves no mount behind.
+ */
+static int setup_tmpfs(void **state)
+{
+	struct tdir *d;
+
+	if (setup_dir(state))
+		return -1;
+	d = *state;
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return 0;
+	d->mounted = mount("none", d->path, "tmpfs", 0, "size=64k") == 0;
+	return 0;
+}
+
+static int teardown_dir(void **state)
+{
+	struct tdir *d = *state;
+	char cmd[128];
+
+	if (d->mounted)
+		umount(d->path);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
+	if (system(cmd) != 0)
+		return -1;
+	free(d);
+	return 0;
+}
+
+static int open_file(const struct tdir *d, const char *name, int flags)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", d->path, name);
+	fd = open(path, flags | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* The whole file, its size in *len. */
+static unsigned char *slurp(int fd, size_t *len)
+{
+	struct stat st;
+	unsigned char *p;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	p = malloc((size_t)st.st_size + 1);
+	assert_non_null(p);
+	assert_int_equal(pread(fd, p, (size_t)st.st_size, 0), st.st_size);
+	*len = (size_t)st.st_size;
+	return p;
+}
+
+/* Sizes that hit every path: empty, tiny, around the buffer size, huge. */
+static size_t next_size(unsigned *seed, size_t buf_size)
+{
+	static const size_t special[] = { 0, 1, 7, 8 };
+	unsigned r;
+
+	*seed = *seed * 1103515245 + 12345;
+	r = (*seed >> 8) % 16;
+	if (r < 4)
+		return special[r];
+	if (r < 7)
+		return buf_size - 1 + (r - 4);	/* size - 1, size, size + 1 */
+	if (r == 7)
+		return 3 * buf_size + 5;
+	return (*seed >> 4) % 3000 + 1;
+}
+
+/*
+ * Write a header placeholder of `off` bytes by hand, then a stream of many
+ * write sizes through the writer starting at off; read the file back.
+ */
+static void stream_case(const struct tdir *d, enum writer_kind kind,
+			size_t size, u64 off)
+{
+	unsigned char *src = pattern_buf(0, STREAM_MAX);
+	unsigned char *hdr = malloc(off + 1);
+	struct writer w;
+	unsigned seed = (unsigned)size;
+	size_t total = 0, len;
+	unsigned char *file;
+	int fd = open_file(d, "stream", O_RDWR);
+
+	assert_non_null(hdr);
+	memset(hdr, 'H', off);
+	assert_int_equal(write(fd, hdr, off), (ssize_t)off);
+	assert_int_equal(writer__open_size(&w, kind, fd, off, size), 0);
+	assert_false(w.pipe);
+	for (;;) {
+		size_t n = next_size(&seed, w.buf_size);
+
+		if (n > STREAM_MAX - total)
+			break;
+		assert_int_equal(writer__write(&w, src + total, n), 0);
+		total += n;
+		assert_int_equal(w.bytes, total);
+		assert_int_equal(w.offset, off + total);
+		assert_true(w.written <= total);
+	}
+	/* The writer leaves the fd's own position alone. */
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), (off_t)off);
+	assert_int_equal(writer__flush(&w), 0);
+	assert_int_equal(w.written, total);
+	writer__close(&w);
+	assert_int_equal(w.error, 0);
+	assert_int_equal(w.offset, off + total);
+
+	file = slurp(fd, &len);
+	assert_int_equal(len, off + total);
+	assert_memory_equal(file, hdr, off);
+	assert_memory_equal(file + off, src, total);
+	free(file);
+	free(hdr);
+	free(src);
+	close(fd);
+}
+
+static void test_stream_write(void **state)
+{
+	stream_case(*state, WRITER_WRITE, 0, 104);	/* 1 MiB default */
+	stream_case(*state, WRITER_WRITE, 4096, 0);
+	stream_case(*state, WRITER_WRITE, 10000, 4096 + 104);
+}
+
+static void test_stream_mmap(void **state)
+{
+	/* Small windows: many moves, windows not starting at the offset. */
+	stream_case(*state, WRITER_MMAP, 16384, 104);
+	stream_case(*state, WRITER_MMAP, 65536, 4096);
+	stream_case(*state, WRITER_MMAP, 0, 1000);	/* 64 MiB window */
+}
+
+/* WRITER_MMAP reserves ahead, then flush cuts the file to its true size. */
+static void test_mmap_size(void **state)
+{
+	unsigned char *src = pattern_buf(0, 5000);
+	struct writer w;
+	struct stat st;
+	int fd = open_file(*state, "size", O_RDWR);
+
+	assert_int_equal(writer__open_size(&w, WRITER_MMAP, fd, 0, 65536), 0);
+	assert_int_equal(writer__write(&w, src, 5000), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 65536);
+	assert_int_equal(writer__flush(&w), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 5000);
+	/* Writing on after a flush grows it again. */
+	assert_int_equal(writer__write(&w, src, 5000), 0);
+	writer__close(&w);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 10000);
+	free(src);
+	close(fd);
+}
+
+static void test_mmap_needs_rdwr(void **state)
+{
+	struct writer w;
+	int fd = open_file(*state, "wronly", O_WRONLY);
+	int p[2];
+
+	assert_int_equal(writer__open(&w, WRITER_MMAP, fd, 0), -EACCES);
+	close(fd);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(writer__open(&w, WRITER_MMAP, p[1], 0), -ESPIPE);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void test_open_close_edges(void **state)
+{
+	struct writer w;
+	int fd = open_file(*state, "edges", O_RDWR);
+
+	assert_int_equal(writer__open(&w, (enum writer_kind)99, fd, 0), -EINVAL);
+	assert_int_equal(writer__open(&w, WRITER_WRITE, -1, 0), -EBADF);
+	memset(&w, 0, sizeof(w));
+	writer__close(&w);
+	writer__close(NULL);
+	assert_int_equal(writer__open(&w, WRITER_WRITE, fd, 0), 0);
+	assert_int_equal(writer__sink(&w, "abc", 3), 0);
+	writer__close(&w);
+	writer__close(&w);
+	assert_int_equal(w.written, 3);
+	assert_int_equal(writer__write(&w, "d", 1), -EBADF);
+	assert_int_equal(writer__flush(&w), 0);
+	close(fd);
+}
+
+/* A child reads the pipe slowly into a file, so writes come back short. */
+static pid_t slow_reader(const int p[2], const struct tdir *d)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[1500];
+		ssize_t n;
+		int rfd = p[0], out = open_file(d, "piped", O_WRONLY);
+
+		close(p[1]);
+		while ((n = read(rfd, buf, sizeof(buf))) > 0) {
+			if (write(out, buf, (size_t)n) != n)
+				_exit(2);
+			usleep(20);
+		}
+		_exit(n == 0 ? 0 : 3);
+	}
+	return pid;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void pipe_case(const struct tdir *d, bool nonblock, bool signals)
+{
+	const size_t total = 1 << 20;
+	unsigned char *src = pattern_buf(0, total), *got;
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval it = { { 0, 500 }, { 0, 500 } }, off_it = { 0 };
+	struct writer w;
+	size_t done = 0, len;
+	char path[128];
+	int p[2], status, fd;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	fcntl(p[1], F_SETPIPE_SZ, 4096);
+	if (nonblock)
+		assert_int_equal(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+	pid = slow_reader(p, d);
+	close(p[0]);
+	if (signals) {
+		sigemptyset(&sa.sa_mask);	/* no SA_RESTART: EINTR and short writes */
+		assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+		assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+	}
+	assert_int_equal(writer__open_size(&w, WRITER_WRITE, p[1], 0, 8192), 0);
+	assert_true(w.pipe);
+	while (done < total) {
+		size_t n = done % 3 ? 3000 : 70000;
+
+		if (n > total - done)
+			n = total - done;
+		assert_int_equal(writer__write(&w, src + done, n), 0);
+		done += n;
+	}
+	assert_int_equal(writer__flush(&w), 0);
+	if (signals) {
+		setitimer(ITIMER_REAL, &off_it, NULL);
+		sigaction(SIGALRM, &old, NULL);
+	}
+	assert_int_equal(w.written, total);
+	assert_int_equal(w.offset, total);
+	writer__close(&w);
+	close(p[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	snprintf(path, sizeof(path), "%s/piped", d->path);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	got = slurp(fd, &len);
+	assert_int_equal(len, total);
+	assert_memory_equal(got, src, total);
+	free(got);
+	free(src);
+	close(fd);
+}
+
+static void test_pipe_nonblocking(void **state)
+{
+	pipe_case(*state, true, false);	/* short writes and EAGAIN, for sure */
+}
+
+static void test_pipe_signals(void **state)
+{
+	pipe_case(*state, false, true);	/* short writes and EINTR */
+}
+
+/*
+ * RLIMIT_FSIZE makes a write crossing the limit come back short, and the
+ * next one fail with EFBIG: the short count must be honoured (the bytes that
+ * reached the file are kept), and the error be sticky.
+ */
+static void test_short_write_then_error(void **state)
+{
+	unsigned char *src = pattern_buf(0, 30000), *file;
+	struct rlimit old, lim = { 10000, 10000 };
+	struct writer w;
+	size_t len;
+	int fd = open_file(*state, "fsize", O_RDWR);
+	int i, err = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(writer__open_size(&w, WRITER_WRITE, fd, 0, 4096), 0);
+	/* 3000-byte writes: flushed at 3000, 6000, 9000; then 9000-12000 fails. */
+	for (i = 0; i < 10 && !err; i++)
+		err = writer__write(&w, src + 3000 * i, 3000);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+
+	assert_int_equal(err, -EFBIG);
+	assert_int_equal(i, 5);
+	assert_int_equal(w.error, -EFBIG);
+	assert_int_equal(w.written, 10000);	/* 9000 + the short part up to the limit */
+	assert_int_equal(w.bytes, 12000);	/* the 4th was accepted (staged) */
+	assert_int_equal(writer__write(&w, src, 1), -EFBIG);
+	assert_int_equal(writer__flush(&w), -EFBIG);
+	writer__close(&w);
+	assert_int_equal(w.error, -EFBIG);
+
+	file = slurp(fd, &len);
+	assert_int_equal(len, 10000);
+	assert_memory_equal(file, src, 10000);
+	free(file);
+	free(src);
+	close(fd);
+}
+
+static void full_disk_case(const struct tdir *d, enum writer_kind kind,
+			   size_t size)
+{
+	const size_t chunk = 1000;
+	unsigned char *src = pattern_buf(0, 1 << 20), *file;
+	struct writer w;
+	size_t total = 0, len;
+	int fd = open_file(d, "full", O_RDWR);	/* O_TRUNC frees the disk */
+	int err = 0;
+
+	assert_int_equal(writer__open_size(&w, kind, fd, 0, size), 0);
+	while (!err && total < (1 << 20)) {
+		err = writer__write(&w, src + total, chunk);
+		if (!err)
+			total += chunk;
+	}
+	if (!err)
+		err = writer__flush(&w);
+	assert_int_equal(err, -ENOSPC);
+	assert_int_equal(w.error, -ENOSPC);
+	assert_int_equal(writer__write(&w, src, 8), -ENOSPC);
+	assert_int_equal(writer__flush(&w), -ENOSPC);
+	writer__close(&w);
+	assert_int_equal(w.error, -ENOSPC);
+
+	/* What reached the disk is there, byte for byte, and nothing more. */
+	assert_true(w.written >= 32 * 1024);
+	file = slurp(fd, &len);
+	assert_int_equal(len, w.written);
+	assert_memory_equal(file, src, len);
+	free(file);
+	free(src);
+	close(fd);
+}
+
+static void test_full_disk(void **state)
+{
+	struct tdir *d = *state;
+
+	if (!d->mounted) {
+		print_message("cannot mount a tmpfs (%s); skipped\n", strerror(errno));
+		skip();
+	}
+	full_disk_case(d, WRITER_WRITE, 16384);
+	full_disk_case(d, WRITER_MMAP, 16384);
+	full_disk_case(d, WRITER_MMAP, 0);	/* a 64 MiB chunk cannot fit */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_stream_write, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_stream_mmap, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_mmap_size, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_mmap_needs_rdwr, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_open_close_edges, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_pipe_nonblocking, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_pipe_signals, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_short_write_then_error, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_full_disk, setup_tmpfs, teardown_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
