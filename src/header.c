@@ -610,6 +610,21 @@ struct pmu_list {
 	u32		nr;
 };
 
+/* A count, then what fn added for each PMU: the PMU_MAPPINGS and PMU_CAPS layout. */
+static int pmu_list__write(struct fbuf *b, int (*fn)(void *arg, const char *name))
+{
+	struct pmu_list list = { 0 };
+	int err = pmus__for_each(fn, &list);
+
+	if (!err) {
+		fbuf__u32(b, list.nr);
+		fbuf__put(b, list.entries.data, list.entries.len);
+		err = b->err;
+	}
+	fbuf__release(&list.entries);
+	return err;
+}
+
 static int pmu_mappings__add(void *arg, const char *name)
 {
 	struct pmu_list *list = arg;
@@ -627,16 +642,7 @@ static int pmu_mappings__add(void *arg, const char *name)
 
 static int feat__pmu_mappings(struct fbuf *b, const struct feat_ctx *ctx)
 {
-	struct pmu_list list = { 0 };
-	int err = pmus__for_each(pmu_mappings__add, &list);
-
-	if (!err) {
-		fbuf__u32(b, list.nr);
-		fbuf__put(b, list.entries.data, list.entries.len);
-		err = b->err;
-	}
-	fbuf__release(&list.entries);
-	return err;
+	return pmu_list__write(b, pmu_mappings__add);
 }
 
 /*
@@ -710,16 +716,7 @@ static int pmu_caps__add(void *arg, const char *name)
 /* Every PMU but "cpu" that has capabilities: caps, then the PMU's name. */
 static int feat__pmu_caps(struct fbuf *b, const struct feat_ctx *ctx)
 {
-	struct pmu_list list = { 0 };
-	int err = pmus__for_each(pmu_caps__add, &list);
-
-	if (!err) {
-		fbuf__u32(b, list.nr);
-		fbuf__put(b, list.entries.data, list.entries.len);
-		err = b->err;
-	}
-	fbuf__release(&list.entries);
-	return err;
+	return pmu_list__write(b, pmu_caps__add);
 }
 
 struct cache_level {

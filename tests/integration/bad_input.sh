@@ -65,7 +65,7 @@ if mount -t tmpfs -o size=1m none "$T/full" 2>/dev/null; then
 	note "full disk: $(grep -m1 'No space' "$T/err")"
 	cp "$T/full/perf.data" "$T/full.data"; umount_full
 	opens_in_perf "$T/full.data" "full disk"
-	n=$(perf script -i "$T/full.data" 2>/dev/null | wc -l)
+	n=$(perf script -G -i "$T/full.data" 2>/dev/null | wc -l)
 	note "full disk: the cut file still holds $n samples"
 	[ "$n" -gt 0 ] || fail "full disk: the samples written before the disk filled are gone"
 else

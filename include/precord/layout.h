@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * layout.h — how the rings are split among streaming threads (--threads):
+ * perf's SPEC (cpu, core, package, numa, or user masks
+ * "<maps>/<affinity>:<maps>/<affinity>…") applied to a topology and
+ * intersected with the CPUs recorded.
+ */
+#ifndef PRECORD_LAYOUT_H
+#define PRECORD_LAYOUT_H
+
+#include "precord/cpumap.h"
+#include "precord/topology.h"
+
+struct stream_layout {
+	int		nr;		/* streaming threads */
+	struct cpu_map	**maps;		/* [i]: the CPUs whose rings thread i drains (never empty) */
+	struct cpu_map	**affinity;	/* [i]: the CPUs thread i may run on (never empty) */
+	int		*node;		/* [i]: OS index of the NUMA node holding maps[i], -1 if several */
+};
+
+/*
+ * Build the layout of spec ("cpu", "core", "package", "numa", or user masks;
+ * NULL or "" means "cpu", as perf) for the recorded CPUs `cpus` on `topo`.
+ * Returns 0, or -EINVAL with a one-line message in err (perf's: an empty mask
+ * after intersection, "Intersecting maps mask", bad syntax, CPUs not recorded).
+ */
+int layout__new(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
+		struct stream_layout **layoutp, char *err, size_t errlen);
+void layout__delete(struct stream_layout *layout);	/* accepts NULL */
+
+/* Index of the thread that drains cpu's ring, or -1. */
+int layout__thread_of(const struct stream_layout *layout, struct cpu cpu);
+
+#endif /* PRECORD_LAYOUT_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * merge.h — turning a perf directory (`data` with the header, attrs,
+ * synthesized records and features, plus `data.N` files of raw kernel
+ * records in per-ring order, HEADER_DIR_FORMAT version 1: the layout of
+ * perf record --threads and of precord's staging directory) into one
+ * ordinary, time-ordered perf.data.
+ */
+#ifndef PRECORD_MERGE_H
+#define PRECORD_MERGE_H
+
+#include <stdbool.h>
+#include "precord/perf-file.h"
+
+struct merge_opts {
+	u64	round_bytes;	/* write FINISHED_ROUND every this many bytes (0: 4 MiB) */
+	int	comp_level;	/* >0: write COMPRESSED records (one zstd stream), 0: plain */
+	bool	quiet;
+};
+
+struct merge_stats {
+	u64	records;	/* kernel records merged from the data.N files */
+	u64	bytes_in;	/* bytes read from every file */
+	u64	bytes_out;	/* size of the merged file */
+	u64	rounds;		/* FINISHED_ROUNDs written */
+	u64	samples;
+	u64	lost_records;
+	u64	lost_samples;	/* from LOST_SAMPLES records */
+	u64	first_time, last_time;	/* sample times, for HEADER_SAMPLE_TIME */
+	double	seconds;	/* wall time of the merge */
+	int	nr_files;	/* data.N files read */
+};
+
+/*
+ * Merge directory dir into out_path (written anew, via a temporary file
+ * renamed into place). Works on what reached the disk: a data.N that ends in
+ * the middle of a record (a recording killed with SIGKILL) is read up to its
+ * last whole record. Returns 0 or -errno with a one-line message in err.
+ */
+int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
+	       struct merge_stats *stats, char *err, size_t errlen);
+
+/* `precord merge DIR [-o FILE] [-q]`: the command line. Returns the exit status. */
+int cmd_merge(int argc, char **argv);
+
+#endif /* PRECORD_MERGE_H */
