@@ -21,13 +21,13 @@ else
 Q := @
 endif
 
+comma := ,
 ifeq ($(SANITIZE),)
 B := build
 else
 B := build/$(subst $(comma),-,$(SANITIZE))
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 endif
-comma := ,
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -128,3 +128,10 @@ clean:
 	rm -rf build precord $(BENCHES) perf.data perf.data.old
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# --- workqueue/ example program (owned by the workqueue library) ------------
+# Not part of `all`: tests/integration/wq_example.sh builds it with
+# `make -s workqueue/examples/wq-example` and runs it.
+workqueue/examples/wq-example: workqueue/examples/wq-example.c $(B)/libwq.a
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -27,6 +27,11 @@
  * BRANCH_STACK and DIR_FORMAT are not produced here (see header.h for
  * BUILD_ID).
  *
+ * The *_raw() functions and header__read_attrs()/header__read_payloads() copy
+ * another file's header around a new data section (the merge of a perf
+ * directory): attrs are kept as the bytes their writer laid out, whatever
+ * its attr_size, and feature payloads are copied without being parsed.
+ *
  * Runs on the thread that opens and finishes the output file. Reads /proc,
  * /sys and uname; no state outlives a call.
  */
@@ -40,6 +45,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 
@@ -1000,6 +1006,18 @@ static bool want__compressed(const struct feat_ctx *ctx)
 	return ctx->env->compressed;
 }
 
+static bool want__dir_format(const struct feat_ctx *ctx)
+{
+	return ctx->env->dir_format;
+}
+
+/* HEADER_DIR_FORMAT: u64 version; 1 = data.N files of raw, per-ring records. */
+static int feat__dir_format(struct fbuf *b, const struct feat_ctx *ctx)
+{
+	fbuf__u64(b, 1);
+	return b->err;
+}
+
 struct feat_op {
 	int	feat;
 	bool	(*wanted)(const struct feat_ctx *ctx);	/* NULL: always */
@@ -1026,6 +1044,7 @@ static const struct feat_op feat_ops[] = {
 	{ HEADER_SAMPLE_TIME,	NULL,			feat__sample_time },
 	{ HEADER_MEM_TOPOLOGY,	want__host_only,	feat__mem_topology },
 	{ HEADER_CLOCKID,	want__clock,		feat__clockid },
+	{ HEADER_DIR_FORMAT,	want__dir_format,	feat__dir_format },
 	{ HEADER_COMPRESSED,	want__compressed,	feat__compressed },
 	{ HEADER_CPU_PMU_CAPS,	NULL,			feat__cpu_pmu_caps },
 	{ HEADER_CLOCK_DATA,	want__clock,		feat__clock_data },
@@ -1290,4 +1309,269 @@ int header__feat_section(int fd, const struct perf_file_header *hdr, int feat,
 	if (n < 0)
 		return -errno;
 	return (size_t)n == sizeof(*sec) ? 0 : -EINVAL;
+}
+
+/* ---- copying another file's header (merge) ---- */
+
+static int file__size(int fd, u64 *size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*size = (u64)st.st_size;
+	return 0;
+}
+
+static bool section__within(const struct perf_file_section *sec, u64 file_size)
+{
+	return sec->offset <= file_size && sec->size <= file_size - sec->offset;
+}
+
+static int pread_all(int fd, void *buf, size_t len, u64 off)
+{
+	u8 *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, p + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EINVAL;	/* the file ends before the section does */
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* The ids section at the end of a raw entry. */
+static struct perf_file_section *raw_attr__ids(u8 *entry, u64 attr_size)
+{
+	return (struct perf_file_section *)(entry + attr_size - sizeof(struct perf_file_section));
+}
+
+static int header_attr__read(struct header_attr *ha, int fd, u8 *entry, u64 attr_size,
+			     u64 file_size)
+{
+	struct perf_file_section ids;
+	u64 len = attr_size - sizeof(ids);
+
+	memcpy(&ids, raw_attr__ids(entry, attr_size), sizeof(ids));
+	memcpy(&ha->attr, entry, len < sizeof(ha->attr) ? len : sizeof(ha->attr));
+	if (!section__within(&ids, file_size) || ids.size % sizeof(u64))
+		return -EINVAL;
+	ha->nr_ids = ids.size / sizeof(u64);
+	ha->ids = malloc(ids.size ? ids.size : 1);
+	if (!ha->ids)
+		return -ENOMEM;
+	return pread_all(fd, ha->ids, ids.size, ids.offset);
+}
+
+int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header_attrs *attrs)
+{
+	u64 file_size, nr, i;
+	int err;
+
+	*attrs = (struct header_attrs){ .attr_size = hdr->attr_size };
+	err = file__size(fd, &file_size);
+	if (err)
+		return err;
+	if (hdr->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) ||
+	    hdr->attr_size % sizeof(u64) || hdr->attrs.size % hdr->attr_size ||
+	    !section__within(&hdr->attrs, file_size))
+		return -EINVAL;
+	nr = hdr->attrs.size / hdr->attr_size;
+	if (nr > INT_MAX)
+		return -EINVAL;
+	attrs->raw = malloc(hdr->attrs.size ? hdr->attrs.size : 1);
+	attrs->entries = calloc(nr ? nr : 1, sizeof(*attrs->entries));
+	if (!attrs->raw || !attrs->entries) {
+		err = -ENOMEM;
+		goto out_exit;
+	}
+	err = pread_all(fd, attrs->raw, hdr->attrs.size, hdr->attrs.offset);
+	for (i = 0; !err && i < nr; i++) {
+		attrs->nr = (int)i + 1;
+		err = header_attr__read(&attrs->entries[i], fd, attrs->raw + i * hdr->attr_size,
+					hdr->attr_size, file_size);
+	}
+	if (!err)
+		return 0;
+out_exit:
+	header_attrs__exit(attrs);
+	return err;
+}
+
+void header_attrs__exit(struct header_attrs *attrs)
+{
+	int i;
+
+	for (i = 0; attrs->entries && i < attrs->nr; i++)
+		free(attrs->entries[i].ids);
+	free(attrs->entries);
+	free(attrs->raw);
+	*attrs = (struct header_attrs){ 0 };
+}
+
+int header__read_payloads(int fd, const struct perf_file_header *hdr,
+		       struct header_payload **featsp, int *nrp)
+{
+	struct perf_file_section sec;
+	struct header_payload *feats;
+	u64 file_size;
+	int bit, nr = 0, err;
+
+	*featsp = NULL;
+	*nrp = 0;
+	err = file__size(fd, &file_size);
+	if (err)
+		return err;
+	feats = calloc(HEADER_FEAT_BITS, sizeof(*feats));
+	if (!feats)
+		return -ENOMEM;
+	for (bit = 0; !err && bit < HEADER_FEAT_BITS; bit++) {
+		if (!header__has_feat(hdr, bit))
+			continue;
+		err = header__feat_section(fd, hdr, bit, &sec);
+		if (!err && !section__within(&sec, file_size))
+			err = -EINVAL;
+		if (err)
+			break;
+		feats[nr] = (struct header_payload){ .feat = bit, .size = sec.size };
+		feats[nr].data = malloc(sec.size ? sec.size : 1);
+		if (!feats[nr].data) {
+			err = -ENOMEM;
+			break;
+		}
+		nr++;
+		err = pread_all(fd, feats[nr - 1].data, sec.size, sec.offset);
+	}
+	if (err) {
+		header_payloads__free(feats, nr);
+		return err;
+	}
+	*featsp = feats;
+	*nrp = nr;
+	return 0;
+}
+
+void header_payloads__free(struct header_payload *feats, int nr)
+{
+	int i;
+
+	for (i = 0; feats && i < nr; i++)
+		free(feats[i].data);
+	free(feats);
+}
+
+static u64 header_attrs__nr_ids(const struct header_attrs *attrs)
+{
+	u64 nr = 0;
+	int i;
+
+	for (i = 0; i < attrs->nr; i++)
+		nr += attrs->entries[i].nr_ids;
+	return nr;
+}
+
+static void header__fill_raw(struct perf_file_header *hdr, const struct header_attrs *attrs,
+			     u64 data_size, const u64 *features)
+{
+	u64 attrs_off = PERF_FILE_HEADER_SIZE + sizeof(u64) * header_attrs__nr_ids(attrs);
+	u64 attrs_size = attrs->attr_size * (u64)attrs->nr;
+
+	*hdr = (struct perf_file_header){
+		.magic		= PERF_MAGIC,
+		.size		= sizeof(*hdr),
+		.attr_size	= attrs->attr_size,
+		.attrs		= { attrs_off, attrs_size },
+		.data		= { attrs_off + attrs_size, data_size },
+	};
+	if (features)
+		memcpy(hdr->adds_features, features, sizeof(hdr->adds_features));
+}
+
+int header__write_start_raw(int fd, const struct header_attrs *attrs, u64 *data_offset)
+{
+	u64 ids_off = PERF_FILE_HEADER_SIZE;
+	struct perf_file_header hdr;
+	struct fbuf b = { 0 };
+	int i, err;
+
+	header__fill_raw(&hdr, attrs, 0, NULL);
+	fbuf__put(&b, &hdr, sizeof(hdr));
+	for (i = 0; i < attrs->nr; i++)
+		fbuf__put(&b, attrs->entries[i].ids, sizeof(u64) * attrs->entries[i].nr_ids);
+	for (i = 0; i < attrs->nr; i++) {
+		struct perf_file_section ids = { ids_off, sizeof(u64) * attrs->entries[i].nr_ids };
+		size_t at = b.len;
+
+		fbuf__put(&b, attrs->raw + (u64)i * attrs->attr_size, attrs->attr_size);
+		if (!b.err)
+			memcpy(raw_attr__ids(b.data + at, attrs->attr_size), &ids, sizeof(ids));
+		ids_off += ids.size;
+	}
+	err = b.err;
+	if (!err)
+		err = (int)pwrite_all(fd, b.data, b.len, 0);
+	fbuf__release(&b);
+	if (!err)
+		*data_offset = hdr.data.offset;
+	return err;
+}
+
+static int header_feat__cmp(const void *a, const void *b)
+{
+	const struct header_payload *x = a, *y = b;
+
+	return (x->feat > y->feat) - (x->feat < y->feat);
+}
+
+int header__write_end_raw(int fd, const struct header_attrs *attrs, u64 data_offset,
+			  u64 data_size, const struct header_payload *feats, int nr)
+{
+	u64 features[HEADER_FEAT_BITS / 64] = { 0 };
+	struct perf_file_header hdr;
+	struct perf_file_section *sec;
+	struct header_payload *sorted;
+	u64 pos = data_offset + data_size + sizeof(*sec) * (u64)nr;
+	int i, err = 0;
+
+	header__fill_raw(&hdr, attrs, data_size, NULL);
+	if (data_offset != hdr.data.offset || nr < 0 || nr > HEADER_FEAT_BITS)
+		return -EINVAL;
+	sorted = malloc(sizeof(*sorted) * (size_t)(nr ? nr : 1));
+	sec = calloc((size_t)(nr ? nr : 1), sizeof(*sec));
+	if (!sorted || !sec) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (nr)
+		memcpy(sorted, feats, sizeof(*sorted) * (size_t)nr);
+	qsort(sorted, (size_t)nr, sizeof(*sorted), header_feat__cmp);
+	for (i = 0; !err && i < nr; i++) {
+		if (sorted[i].feat < 0 || sorted[i].feat >= HEADER_FEAT_BITS ||
+		    (i > 0 && sorted[i].feat == sorted[i - 1].feat)) {
+			err = -EINVAL;
+			break;
+		}
+		err = (int)pwrite_all(fd, sorted[i].data, sorted[i].size, pos);
+		sec[i] = (struct perf_file_section){ pos, sorted[i].size };
+		pos += sorted[i].size;
+		features__set(features, sorted[i].feat);
+	}
+	if (!err && nr)
+		err = (int)pwrite_all(fd, sec, sizeof(*sec) * (size_t)nr,
+				      data_offset + data_size);
+	if (!err) {
+		header__fill_raw(&hdr, attrs, data_size, features);
+		err = (int)pwrite_all(fd, &hdr, sizeof(hdr), 0);
+	}
+out_free:
+	free(sorted);
+	free(sec);
+	return err;
 }

@@ -3,6 +3,8 @@
  * main.c — precord's entry: picks the subcommand and hands it argv.
  *
  *   precord [record] [OPTIONS] [-- COMMAND [ARGS]]
+ *   precord merge DIR [-o FILE]        a perf directory → one perf.data
+ *   precord report --loss [FILE…]      the account of loss of any perf.data
  *   precord --version | --help
  *
  * With no subcommand word, the arguments are record's, as `perf record`'s.
@@ -11,17 +13,8 @@
 #include <string.h>
 
 #include "precord/record.h"
-#include "precord/options.h"
-
-static const char *const subcommands[] = { "record", NULL };
-
-static int is_subcommand(const char *word)
-{
-	for (int i = 0; subcommands[i]; i++)
-		if (!strcmp(word, subcommands[i]))
-			return 1;
-	return 0;
-}
+#include "precord/merge.h"
+#include "precord/report.h"
 
 int main(int argc, char **argv)
 {
@@ -29,8 +22,12 @@ int main(int argc, char **argv)
 		printf("precord version %s\n", PRECORD_VERSION);
 		return 0;
 	}
-	if (argc > 1 && is_subcommand(argv[1]))
+	if (argc > 1 && !strcmp(argv[1], "record"))
 		return cmd_record(argc - 1, argv + 1, argc, (const char **)argv);
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return cmd_merge(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
 	/* No subcommand: argv[0] stands in for "record". */
 	return cmd_record(argc, argv, argc, (const char **)argv);
 }

@@ -611,6 +611,22 @@ static int opt_nr_threads_synth(struct parse_ctx *ctx, const struct opt_def *def
 	return 0;
 }
 
+/* --threads[=SPEC]: perf's; no value means "cpu". --no-threads: one streaming thread, one file. */
+static int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
+		       const char *arg, bool unset)
+{
+	if (unset) {
+		ctx->opts->no_threads = true;
+		ctx->opts->threads_spec = NULL;
+		return 0;
+	}
+	if (arg && !*arg)
+		arg = NULL;	/* perf: an empty value is "cpu" too */
+	ctx->opts->no_threads = false;
+	ctx->opts->threads_spec = arg ? arg : "cpu";
+	return 0;
+}
+
 static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
@@ -708,6 +724,10 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "mmap-flush"),
 	OPT_PERF_ONLY(0, "namespaces"),
 	OPT_PERF_ONLY(0, "no-bpf-event"),
+	OPT_BOOL(0, "no-merge", no_merge,
+		 "keep perf's directory layout (data + data.N) instead of merging"),
+	OPT_BOOL(0, "no-realtime", no_realtime,
+		 "streaming threads at normal priority (default: SCHED_FIFO 10 when permitted)"),
 	OPT_PERF_ONLY(0, "no-buffering"),
 	OPT_VALUE(0, "num-thread-synthesize", "<n>", opt_nr_threads_synth,
 		  "number of threads to run for event synthesis"),
@@ -728,7 +748,9 @@ static const struct opt_def record_options[] = {
 	OPT_VALUE(0, "synth", "<no|all|task|mmap>", opt_synth,
 		  "fine-tune event synthesis: default=all"),
 	OPT_PERF_ONLY(0, "tail-synthesize"),
-	OPT_PERF_ONLY(0, "threads"),
+	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
+	  "streaming threads: cpu, core, package, numa (default) or masks; --no-threads: one",
+	  opt_threads, 0 },
 	OPT_PERF_ONLY(0, "timestamp-boundary"),
 	OPT_PERF_ONLY(0, "timestamp-filename"),
 	OPT_PERF_ONLY(0, "transaction"),

@@ -44,9 +44,11 @@
 #include "precord/header.h"
 #include "precord/synthesize.h"
 #include "precord/writer.h"
-#include "precord/stream.h"
+#include "precord/streams.h"
+#include "precord/merge.h"
 
 #define EXIT_USAGE	129
+#define DEFAULT_RT_PRIO	10	/* streaming threads: SCHED_FIFO, as `chrt -f 10` */
 #define EXIT_NOEXEC	127
 
 /* x86-64 user registers perf samples for DWARF unwinding (PERF_REGS_MASK without segments). */
@@ -74,7 +76,13 @@ struct record {
 	u64			data_offset;
 	bool			header_written;
 
-	struct stream		stream;
+	struct streams		streams;
+	struct stream_stats	total;		/* the threads' counters, after they stop */
+	bool			threaded;	/* --threads: staging directory, then merge */
+	char			staging[PATH_MAX];	/* "<output>.staging" */
+	char			data_path[PATH_MAX];	/* the file out_fd writes */
+	struct merge_stats	merged;
+	bool			streams_started;
 	int			notify_fd;	/* the stream thread stopped by itself */
 	int			sig_fd;
 	sigset_t		old_mask;
@@ -559,25 +567,83 @@ static int record__mmap(struct record *rec)
 
 /* ---- output -------------------------------------------------------------- */
 
-static int record__open_output(struct record *rec)
+/* An existing non-empty output (file, or directory from --no-merge) becomes FILE.old. */
+static int record__keep_old(struct record *rec)
 {
 	struct stat st;
 	char old[PATH_MAX];
 
-	if (!stat(rec->path, &st) && S_ISREG(st.st_mode) && st.st_size) {
-		snprintf(old, sizeof(old), "%s.old", rec->path);
-		if (rename(rec->path, old) < 0) {
-			fprintf(stderr, "precord: cannot keep the old '%s' as '%s': %s\n",
-				rec->path, old, strerror(errno));
-			return -errno;
-		}
+	if (stat(rec->path, &st) || (S_ISREG(st.st_mode) && !st.st_size))
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", rec->path);
+	if (S_ISDIR(st.st_mode) && !stat(old, &st) && S_ISDIR(st.st_mode)) {
+		char cmd[PATH_MAX * 2 + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", old);
+		if (system(cmd) != 0)
+			return -EIO;
 	}
-	rec->out_fd = open(rec->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (rec->out_fd < 0) {
+	if (rename(rec->path, old) < 0) {
 		int err = -errno;
 
+		fprintf(stderr, "precord: cannot keep the old '%s' as '%s': %s\n",
+			rec->path, old, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * --threads: the streaming threads write perf's directory layout into
+ * "<output>.staging" (data, data.N), merged into the output at the end. A
+ * staging directory left by a killed recording is never overwritten.
+ */
+static int record__make_staging(struct record *rec)
+{
+	if (strlen(rec->path) + sizeof(".staging/data.") + 12 > sizeof(rec->staging)) {
+		fprintf(stderr, "precord: the output name '%s' is too long\n", rec->path);
+		return -ENAMETOOLONG;
+	}
+	snprintf(rec->staging, sizeof(rec->staging) - 16, "%s.staging", rec->path);
+	if (mkdir(rec->staging, 0700) < 0) {
+		int err = -errno;
+
+		if (errno == EEXIST)
+			fprintf(stderr, "precord: '%s' is left from an earlier recording: turn it into "
+				"a perf.data with 'precord merge %s', or remove it\n",
+				rec->staging, rec->staging);
+		else
+			fprintf(stderr, "precord: cannot create '%s': %s; choose another place with -o\n",
+				rec->staging, strerror(errno));
+		return err;
+	}
+	if (snprintf(rec->data_path, sizeof(rec->data_path), "%s/data", rec->staging) >=
+	    (int)sizeof(rec->data_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int record__open_output(struct record *rec)
+{
+	int err;
+
+	if (rec->threaded) {
+		err = record__make_staging(rec);
+		if (err)
+			return err;
+	} else {
+		err = record__keep_old(rec);
+		if (err)
+			return err;
+		snprintf(rec->data_path, sizeof(rec->data_path), "%s", rec->path);
+	}
+	rec->out_fd = open(rec->data_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (rec->out_fd < 0) {
+		err = -errno;
 		fprintf(stderr, "precord: cannot create '%s': %s; choose another place with -o\n",
-			rec->path, strerror(errno));
+			rec->data_path, strerror(errno));
+		if (rec->threaded)
+			rmdir(rec->staging);
 		return err;
 	}
 	return 0;
@@ -718,16 +784,16 @@ static int record__write_lost_samples(struct record *rec)
 }
 
 /*
- * After a write error, the data section ends at the last whole record that
- * reached the file: walk the record headers from the start of the data.
+ * After a write error, a data section ends at the last whole record that
+ * reached the file: walk the record headers from its start.
  */
-static u64 record__valid_data_size(struct record *rec, u64 written)
+static u64 valid_records_size(int fd, u64 start, u64 written)
 {
 	struct perf_event_header h;
 	u64 pos = 0;
 
 	while (pos + sizeof(h) <= written) {
-		if (pread(rec->out_fd, &h, sizeof(h), (off_t)(rec->data_offset + pos)) != sizeof(h))
+		if (pread(fd, &h, sizeof(h), (off_t)(start + pos)) != sizeof(h))
 			break;
 		if (h.size < sizeof(h) || pos + h.size > written)
 			break;
@@ -736,25 +802,68 @@ static u64 record__valid_data_size(struct record *rec, u64 written)
 	return pos;
 }
 
+/* After a write error, cut every data.N back to its last whole record too. */
+static void record__cut_ring_files(struct record *rec)
+{
+	struct streams *ss = &rec->streams;
+	struct stat st;
+	int i;
+
+	for (i = 0; ss->ring_fds && i < ss->nr_rings; i++) {
+		int fd = ss->ring_fds[i];
+
+		if (fd < 0 || fstat(fd, &st))
+			continue;
+		if (ftruncate(fd, (off_t)valid_records_size(fd, 0, (u64)st.st_size)) < 0 &&
+		    rec->opts.verbose)
+			fprintf(stderr, "precord: cannot cut data.%d: %s\n", i, strerror(errno));
+	}
+}
+
+/*
+ * --threads: finish the `data` file once right after synthesis, so a
+ * recording killed with SIGKILL leaves a staging directory whose `data` is a
+ * complete perf.data (header, attrs, features) and `precord merge` can use it.
+ * The end of the recording writes past it and finishes it again.
+ */
+static int record__write_interim_header(struct record *rec)
+{
+	struct header_env env = {
+		.argc = rec->full_argc,
+		.argv = rec->full_argv,
+		.clockid_set = rec->opts.clockid_set,
+		.clockid = rec->opts.clockid,
+		.no_buildid = true,
+		.dir_format = true,
+	};
+	int err = writer__flush(&rec->writer);
+
+	if (err)
+		return err;
+	return header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
+				 rec->writer.offset - rec->data_offset, &env);
+}
+
 static int record__finish_output(struct record *rec)
 {
 	struct header_env env = {
 		.argc = rec->full_argc,
 		.argv = rec->full_argv,
-		.first_sample_time = rec->stream.stats.first_time,
-		.last_sample_time = rec->stream.stats.last_time,
+		.first_sample_time = rec->total.first_time,
+		.last_sample_time = rec->total.last_time,
 		.clockid_set = rec->opts.clockid_set,
 		.clockid = rec->opts.clockid,
 		.no_buildid = true,
+		.dir_format = rec->threaded,
 	};
-	u64 end = rec->writer.offset, size;
+	u64 end, size;
 	int err;
 
 	writer__close(&rec->writer);
 	end = rec->writer.offset;
 	size = end - rec->data_offset;
 	if (rec->write_error || rec->writer.error) {
-		size = record__valid_data_size(rec, size);
+		size = valid_records_size(rec->out_fd, rec->data_offset, size);
 		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
 			return -errno;
 	}
@@ -855,16 +964,56 @@ static size_t sample_time_offset(const struct evlist *evlist)
 	return off;
 }
 
-static void record__print_summary(struct record *rec)
+static double file_mb(const char *path)
 {
-	struct stream_stats *s = &rec->stream.stats;
+	char sub[PATH_MAX];
 	struct stat st;
 	double mb = 0;
+	int i;
 
-	if (!fstat(rec->out_fd, &st))
-		mb = (double)st.st_size / 1024.0 / 1024.0;
+	if (stat(path, &st))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return (double)st.st_size / 1048576.0;
+	snprintf(sub, sizeof(sub), "%s/data", path);
+	if (!stat(sub, &st))
+		mb += (double)st.st_size / 1048576.0;
+	for (i = 0;; i++) {
+		snprintf(sub, sizeof(sub), "%s/data.%d", path, i);
+		if (stat(sub, &st))
+			break;
+		mb += (double)st.st_size / 1048576.0;
+	}
+	return mb;
+}
+
+static void record__print_threads(struct record *rec)
+{
+	struct streams *ss = &rec->streams;
+	char cpus[128];
+	int i;
+
+	for (i = 0; i < ss->nr; i++) {
+		struct stream *st = &ss->s[i];
+
+		if (!st->nr_rings)
+			continue;
+		cpu_map__snprintf(ss->layout->maps[i], cpus, sizeof(cpus));
+		fprintf(stderr, "[ precord: %s: CPUs %s, %.3f MB, %llu wakeups, %llu samples, "
+			"%llu lost ]\n", st->name, cpus, (double)st->stats.bytes / 1048576.0,
+			(unsigned long long)st->stats.wakeups,
+			(unsigned long long)st->stats.samples, (unsigned long long)st->stats.lost);
+	}
+}
+
+static void record__print_summary(struct record *rec)
+{
+	struct stream_stats *s = &rec->total;
+
 	if (rec->opts.quiet)
 		return;
+	if (rec->threaded)
+		record__print_threads(rec);
 	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
 		(unsigned long long)s->wakeups);
 	if (s->lost_records || rec->lost_samples) {
@@ -876,27 +1025,108 @@ static void record__print_summary(struct record *rec)
 			(unsigned long long)rec->lost_samples, pct,
 			(unsigned long long)s->lost_records, (unsigned long long)s->lost);
 	}
+	if (rec->threaded && !rec->opts.no_merge && rec->merged.nr_files >= 0 && rec->merged.seconds > 0)
+		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s) ]\n",
+			rec->merged.nr_files, rec->merged.seconds,
+			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds);
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		mb, rec->path, (unsigned long long)s->samples);
+		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
 }
 
-static int record__start_stream(struct record *rec)
+static int record__start_streams(struct record *rec)
 {
-	struct ringbuf **rings = calloc((size_t)rec->evlist->nr_rings, sizeof(*rings));
-	int i, err;
+	struct record_opts *o = &rec->opts;
+	struct streams_config cfg = {
+		.spec = rec->threaded ? (o->threads_spec ? o->threads_spec : "numa") : NULL,
+		.dir = rec->staging,
+		.writer = &rec->writer,
+		.writer_kind = WRITER_WRITE,
+		.time_off = sample_time_offset(rec->evlist),
+		.rt_prio = o->realtime_prio,
+		.notify_fd = rec->notify_fd,
+	};
+	char msg[256] = "";
+	int err, nfail, rt_err;
 
-	if (!rings)
-		return -ENOMEM;
-	for (i = 0; i < rec->evlist->nr_rings; i++)
-		rings[i] = &rec->evlist->rings[i];
-	err = stream__init(&rec->stream, 0, rings, rec->evlist->nr_rings, &rec->writer,
-			   sample_time_offset(rec->evlist), rec->notify_fd);
+	/* Streaming threads get the CPU when their rings fill: real-time by default. */
+	if (rec->threaded && !cfg.rt_prio && !o->no_realtime)
+		cfg.rt_prio = DEFAULT_RT_PRIO;
+	err = streams__init(&rec->streams, rec->evlist, &cfg, msg, sizeof(msg));
 	if (err) {
-		free(rings);
+		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
 		return err;
 	}
-	rec->stream.rt_prio = rec->opts.realtime_prio;
-	return stream__start(&rec->stream);
+	err = streams__start(&rec->streams);
+	if (err) {
+		fprintf(stderr, "precord: cannot start the streaming threads: %s\n", strerror(-err));
+		return err;
+	}
+	rec->streams_started = true;
+	nfail = streams__rt_failures(&rec->streams, &rt_err);
+	if (nfail && !o->quiet)
+		fprintf(stderr, "precord: note: streaming threads run at normal priority "
+			"(SCHED_FIFO %d: %s); --no-realtime silences this\n", cfg.rt_prio,
+			strerror(-rt_err));
+	return 0;
+}
+
+/* Remove a staging directory: its data and data.N files, then itself. */
+static void remove_staging(const char *dir)
+{
+	char path[PATH_MAX];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/data", dir);
+	unlink(path);
+	for (i = 0;; i++) {
+		snprintf(path, sizeof(path), "%s/data.%d", dir, i);
+		if (unlink(path) < 0 && errno == ENOENT)
+			break;
+	}
+	rmdir(dir);
+}
+
+/* Keep the staging directory as the output: perf's directory layout, which perf reads. */
+static int record__keep_dir(struct record *rec)
+{
+	if (rename(rec->staging, rec->path) == 0)
+		return 0;
+	fprintf(stderr, "precord: cannot rename '%s' to '%s': %s; the recording is in '%s'\n",
+		rec->staging, rec->path, strerror(errno), rec->staging);
+	return -errno;
+}
+
+/*
+ * The staging directory becomes the output: merged (default), or as it is
+ * (--no-merge). When the disk is full, or the merge fails, the directory is
+ * kept as the output instead: perf report reads it, and nothing recorded is
+ * lost to a merge that cannot be written.
+ */
+static int record__finish_dir(struct record *rec)
+{
+	struct merge_opts mo = { .quiet = rec->opts.quiet };
+	bool full = rec->write_error == -ENOSPC || rec->write_error == -EDQUOT;
+	char msg[512] = "";
+	int err = record__keep_old(rec);
+
+	if (err)
+		return err;
+	if (rec->opts.no_merge)
+		return record__keep_dir(rec);
+	if (full) {
+		fprintf(stderr, "precord: no room to merge: '%s' keeps perf's directory layout "
+			"(data + data.N), which perf report reads\n", rec->path);
+		return record__keep_dir(rec);
+	}
+	err = merge__dir(rec->staging, rec->path, &mo, &rec->merged, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "precord: %s; '%s' keeps perf's directory layout instead "
+			"('precord merge %s -o FILE' merges it)\n", msg[0] ? msg : strerror(-err),
+			rec->path, rec->path);
+		return record__keep_dir(rec);
+	}
+	remove_staging(rec->staging);
+	return 0;
 }
 
 static int record__exit_status(struct record *rec, int err)
@@ -955,13 +1185,16 @@ static int record__run(struct record *rec)
 	rec->header_written = true;
 
 	err = record__synthesize(rec);
-	if (!err)
-		err = record__start_stream(rec);
+	if (!err && rec->threaded)
+		err = record__write_interim_header(rec);
 	if (err) {
 		rec->write_error = err;
-		fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->path, strerror(-err));
+		fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->data_path, strerror(-err));
 		return err;
 	}
+	err = record__start_streams(rec);
+	if (err)
+		return err;
 	if (rec->system_wide || o->pid_list || o->tid_list) {
 		if (o->delay_ms == 0)
 			evlist__enable(rec->evlist);
@@ -978,18 +1211,31 @@ static int record__run(struct record *rec)
 	return 0;
 }
 
+static bool record__all_hup(const struct record *rec)
+{
+	int i;
+
+	for (i = 0; i < rec->streams.nr; i++)
+		if (rec->streams.s[i].nr_rings && !rec->streams.s[i].all_hup)
+			return false;
+	return true;
+}
+
 static int record__stop(struct record *rec)
 {
 	int err;
 
 	evlist__disable(rec->evlist);
-	err = stream__stop(&rec->stream);
+	err = streams__stop(&rec->streams);
+	streams__total(&rec->streams, &rec->total);
+	if (err)
+		record__cut_ring_files(rec);
 	if (err && !rec->write_error) {
 		rec->write_error = err;
 		fprintf(stderr, "precord: writing '%s' failed: %s; it keeps what was written "
 			"until then; free space or record elsewhere with -o\n", rec->path, strerror(-err));
 	}
-	if (rec->stream.all_hup && rec->wl.pid <= 0 && !rec->opts.quiet)
+	if (record__all_hup(rec) && rec->wl.pid <= 0 && !rec->opts.quiet)
 		fprintf(stderr, "precord: every monitored thread has exited\n");
 	if (!rec->write_error) {
 		err = record__write_lost_samples(rec);
@@ -1019,6 +1265,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		return EXIT_USAGE;
 	}
 	rec.path = rec.opts.output;
+	rec.threaded = !rec.opts.no_threads;
 
 	rec.evlist = evlist__new();
 	if (!rec.evlist) {
@@ -1049,24 +1296,31 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	}
 	if (!err)
 		err = record__run(&rec);
-	if (rec.stream.started)
+	if (rec.streams_started)
 		record__stop(&rec);
 	if (rec.header_written) {
 		int ferr = record__finish_output(&rec);
 
 		if (ferr)
-			fprintf(stderr, "precord: cannot finish '%s': %s\n", rec.path, strerror(-ferr));
-		else
+			fprintf(stderr, "precord: cannot finish '%s': %s\n", rec.data_path,
+				strerror(-ferr));
+		else if (rec.threaded)
+			ferr = record__finish_dir(&rec);
+		if (!ferr)
 			record__print_summary(&rec);
 		if (!err)
 			err = ferr;
+	} else if (rec.out_fd >= 0) {
+		/* Nothing was recorded: leave no empty file or directory behind. */
+		streams__exit(&rec.streams);
+		if (rec.threaded)
+			remove_staging(rec.staging);
+		else
+			unlink(rec.data_path);
 	}
-	else if (rec.out_fd >= 0)
-		unlink(rec.path);	/* nothing was recorded: leave no empty file */
 	workload__reap(&rec.wl, !rec.wl.exited);
 	status = record__exit_status(&rec, err ? err : rec.write_error);
-	stream__exit(&rec.stream);
-	free(rec.stream.rings);
+	streams__exit(&rec.streams);
 	goto out_close;
 
 out_delete:

@@ -11,7 +11,10 @@
  * thread stops by itself (write error, every monitored task gone) it says so
  * on notify_fd. Signals are blocked here: the main thread handles them all.
  *
- * Data flow: kernel ring → ringbuf__read() → stream_sink() → writer.
+ * Data flow: kernel ring → ringbuf__read() → stream_sink() → writer: one
+ * writer for every ring (one file), or one per ring (a perf directory's
+ * data.N files, --threads), opened by the thread itself after it has bound
+ * its memory to its NUMA node, so its staging buffers are node-local.
  */
 #include <errno.h>
 #include <poll.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <numa.h>
 
 #include "precord/stream.h"
 
@@ -36,6 +40,8 @@ int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings
 	s->writer = writer;
 	s->time_off = time_off;
 	s->notify_fd = notify_fd;
+	s->node = -1;
+	s->write_rounds = true;
 	s->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->ctl_fd < 0)
 		return -errno;
@@ -64,7 +70,7 @@ static void stream__note_times(struct stream *s, const unsigned char *p, size_t 
 static int stream_sink(void *ctx, const void *data, size_t size)
 {
 	struct stream *s = ctx;
-	int err = writer__write(s->writer, data, size);
+	int err = writer__write(s->cur, data, size);
 
 	if (err)
 		return err;
@@ -85,6 +91,7 @@ ssize_t stream__drain(struct stream *s)
 		struct ringbuf *rb = s->rings[i];
 		u64 samples = rb->nr_samples, lrec = rb->nr_lost_records, lost = rb->lost;
 
+		s->cur = s->ring_writers ? &s->ring_writers[i] : s->writer;
 		n = ringbuf__read(rb, stream_sink, s);
 		if (n < 0)
 			return n;
@@ -94,9 +101,11 @@ ssize_t stream__drain(struct stream *s)
 		s->stats.lost += rb->lost - lost;
 	}
 	if (total > 0) {
-		err = writer__write(s->writer, &round, sizeof(round));
-		if (err)
-			return err;
+		if (s->write_rounds) {
+			err = writer__write(s->writer, &round, sizeof(round));
+			if (err)
+				return err;
+		}
 		s->stats.bytes += (u64)total;
 		s->stats.rounds++;
 	}
@@ -125,6 +134,41 @@ static int stream__wait(struct stream *s, struct pollfd *pfd, int *nr_alive)
 	return 0;
 }
 
+/* Bind memory to the thread's node, then open the per-ring writers there. */
+static int stream__open_writers(struct stream *s)
+{
+	int i, err;
+
+	if (s->node >= 0 && numa_available() >= 0 && numa_num_configured_nodes() > 1)
+		numa_set_preferred(s->node);
+	if (!s->out_fds)
+		return 0;
+	for (i = 0; i < s->nr_rings; i++) {
+		err = writer__open_size(&s->ring_writers[i], s->writer_kind, s->out_fds[i], 0,
+					STREAM_RING_BUF_SIZE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Flush and close the per-ring writers; the first error wins. */
+static int stream__close_writers(struct stream *s)
+{
+	int i, err = 0;
+
+	if (!s->out_fds)
+		return writer__flush(s->writer);
+	for (i = 0; i < s->nr_rings; i++) {
+		int e = writer__flush(&s->ring_writers[i]);
+
+		writer__close(&s->ring_writers[i]);
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
 static void *stream__thread(void *arg)
 {
 	struct stream *s = arg;
@@ -134,6 +178,12 @@ static void *stream__thread(void *arg)
 
 	if (!pfd) {
 		s->error = -ENOMEM;
+		goto out_notify;
+	}
+	s->error = stream__open_writers(s);
+	if (s->error) {
+		free(pfd);
+		stream__close_writers(s);
 		goto out_notify;
 	}
 	for (i = 0; i < s->nr_rings; i++) {
@@ -167,8 +217,9 @@ static void *stream__thread(void *arg)
 		if (n < 0)
 			s->error = (int)n;
 	}
+	n = stream__close_writers(s);
 	if (!s->error)
-		s->error = writer__flush(s->writer);
+		s->error = (int)n;
 	free(pfd);
 out_notify:
 	if (stop <= 0 && s->notify_fd >= 0) {
@@ -180,15 +231,36 @@ out_notify:
 	return NULL;
 }
 
+/* Pinned to its CPUs from birth, named, at SCHED_FIFO rt_prio when allowed. */
 int stream__start(struct stream *s)
 {
+	pthread_attr_t attr;
 	sigset_t all, old;
-	int err;
+	int i, err;
 
+	if (s->out_fds && !s->ring_writers) {
+		s->ring_writers = calloc((size_t)s->nr_rings, sizeof(*s->ring_writers));
+		if (!s->ring_writers)
+			return -ENOMEM;
+	}
+	pthread_attr_init(&attr);
+	if (s->affinity && !cpu_map__is_any(s->affinity)) {
+		cpu_set_t *set = CPU_ALLOC((size_t)cpu__max_present() + 1);
+		size_t size = CPU_ALLOC_SIZE((size_t)cpu__max_present() + 1);
+
+		if (set) {
+			CPU_ZERO_S(size, set);
+			for (i = 0; i < s->affinity->nr; i++)
+				CPU_SET_S((size_t)s->affinity->map[i].cpu, size, set);
+			pthread_attr_setaffinity_np(&attr, size, set);
+			CPU_FREE(set);
+		}
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = -pthread_create(&s->thread, NULL, stream__thread, s);
+	err = -pthread_create(&s->thread, &attr, stream__thread, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 	if (err)
 		return err;
 	s->started = true;
@@ -196,10 +268,7 @@ int stream__start(struct stream *s)
 	if (s->rt_prio > 0) {
 		struct sched_param sp = { .sched_priority = s->rt_prio };
 
-		err = -pthread_setschedparam(s->thread, SCHED_FIFO, &sp);
-		if (err)
-			fprintf(stderr, "precord: cannot give %s real-time priority %d (%s); recording at normal priority\n",
-				s->name, s->rt_prio, strerror(-err));
+		s->rt_error = -pthread_setschedparam(s->thread, SCHED_FIFO, &sp);
 	}
 	return 0;
 }
@@ -224,4 +293,6 @@ void stream__exit(struct stream *s)
 	if (s->ctl_fd >= 0)
 		close(s->ctl_fd);
 	s->ctl_fd = -1;
+	free(s->ring_writers);
+	s->ring_writers = NULL;
 }

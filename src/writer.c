@@ -33,6 +33,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -88,39 +90,53 @@ static int writer__wait_writable(int fd)
 	return 0;
 }
 
-/* All of p[0, len) to the file at the current file position, or -errno. */
-static int writer__emit(struct writer *w, const unsigned char *p, size_t len)
+/*
+ * All of p[0, len) to fd at pos (pwrite(2); write(2) on a pipe), or -errno;
+ * *done gets how many bytes reached the file either way.
+ */
+static int writer__pwrite_all(int fd, bool pipe, const unsigned char *p, size_t len,
+			      u64 pos, size_t *done)
 {
-	u64 pos = writer__file_pos(w);
 	size_t left = len;
 	int err;
 
+	*done = 0;
 	while (left) {
-		ssize_t n = w->pipe ? write(w->fd, p, left)
-				    : pwrite(w->fd, p, left, (off_t)pos);
+		ssize_t n = pipe ? write(fd, p, left) : pwrite(fd, p, left, (off_t)pos);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			err = -errno;
 			if (err == -EAGAIN)
-				err = writer__wait_writable(w->fd);
+				err = writer__wait_writable(fd);
 			if (!err)
 				continue;
 			/* Keep what reached the file: the caller cuts at a record. */
-			w->written += len - left;
+			*done = len - left;
 			return err;
 		}
 		if (n == 0) {
-			w->written += len - left;
+			*done = len - left;
 			return -EIO;	/* no progress and no reason: do not spin */
 		}
 		p += n;
 		left -= (size_t)n;
 		pos += (u64)n;
 	}
-	w->written += len;
+	*done = len;
 	return 0;
+}
+
+/* All of p[0, len) to the file at the current file position, or -errno. */
+static int writer__emit(struct writer *w, const unsigned char *p, size_t len)
+{
+	size_t done;
+	int err;
+
+	err = writer__pwrite_all(w->fd, w->pipe, p, len, writer__file_pos(w), &done);
+	w->written += done;
+	return err;
 }
 
 static int write__open(struct writer *w, size_t size)
@@ -333,6 +349,300 @@ static const struct writer_ops mmap_ops = {
 	.close	= mmap__close,
 };
 
+/* --- WRITER_AIO -------------------------------------------------------- */
+
+enum aio_state {
+	AIO_FREE,	/* the caller's: empty or being filled */
+	AIO_QUEUED,	/* the thread's: to be written, or being written */
+	AIO_DONE,	/* written (or failed): the caller reaps it */
+};
+
+/*
+ * One buffer. Locking legend: I: set at open, read-only after; C: the
+ * caller's thread only; L: a->lock. buf[0, len) and pos are the caller's
+ * while the slot is FREE and read-only while QUEUED: handing the slot over
+ * (state set under a->lock) orders them for the thread, and DONE set under
+ * the lock orders the thread's reads before the caller refills.
+ */
+struct aio_slot {
+	unsigned char	*buf;		/* I */
+	size_t		len;		/* C while FREE */
+	u64		pos;		/* C while FREE: file offset of buf[0] */
+	enum aio_state	state;		/* L */
+	size_t		done;		/* L: bytes that reached the file, once DONE */
+	int		err;		/* L: 0 or -errno, once DONE */
+};
+
+struct writer_aio {
+	pthread_mutex_t	lock;
+	pthread_cond_t	queued;		/* signalled: a slot was queued, or stop */
+	pthread_cond_t	done;		/* signalled: a slot is DONE */
+	pthread_t	thread;		/* I */
+	int		fd;		/* I */
+	bool		pipe;		/* I */
+	int		nr;		/* I: slots, writes in flight + 1 */
+	int		cur;		/* C: the slot being filled */
+	int		head;		/* C: the oldest slot queued and not reaped */
+	int		nr_queued;	/* C: slots queued and not reaped */
+	u64		queued_bytes;	/* C: bytes queued so far (file offset of cur) */
+	int		next;		/* thread: the next slot to write */
+	bool		failed;		/* thread: a write failed; drop the rest */
+	bool		stop;		/* L: no more slots will come */
+	struct aio_slot	slots[];	/* nr */
+};
+
+/* The writer thread: write the queued slots in order until told to stop. */
+static void *aio__thread(void *arg)
+{
+	struct writer_aio *a = arg;
+
+	for (;;) {
+		struct aio_slot *s = &a->slots[a->next];
+		size_t done = 0;
+		int err = -ECANCELED;
+		bool queued;
+
+		pthread_mutex_lock(&a->lock);
+		while (s->state != AIO_QUEUED && !a->stop)
+			pthread_cond_wait(&a->queued, &a->lock);
+		queued = s->state == AIO_QUEUED;
+		pthread_mutex_unlock(&a->lock);
+		if (!queued)	/* stopped: the caller queues no more */
+			return NULL;
+		/* After a failure nothing more reaches the file: it is cut there. */
+		if (!a->failed)
+			err = writer__pwrite_all(a->fd, a->pipe, s->buf, s->len, s->pos, &done);
+		if (err)
+			a->failed = true;
+		pthread_mutex_lock(&a->lock);
+		s->done = done;
+		s->err = err;
+		s->state = AIO_DONE;
+		pthread_cond_signal(&a->done);
+		pthread_mutex_unlock(&a->lock);
+		a->next = (a->next + 1) % a->nr;
+	}
+}
+
+/*
+ * Reap the oldest queued slot, waiting for it if `wait`; -EAGAIN if it is
+ * not done and not waiting. What reached the file counts in w->written.
+ */
+static int aio__reap(struct writer *w, bool wait)
+{
+	struct writer_aio *a = w->aio;
+	struct aio_slot *s = &a->slots[a->head];
+	size_t done;
+	int err;
+
+	pthread_mutex_lock(&a->lock);
+	while (s->state != AIO_DONE && wait)
+		pthread_cond_wait(&a->done, &a->lock);
+	if (s->state != AIO_DONE) {
+		pthread_mutex_unlock(&a->lock);
+		return -EAGAIN;
+	}
+	done = s->done;
+	err = s->err;
+	s->state = AIO_FREE;
+	pthread_mutex_unlock(&a->lock);
+	s->len = 0;
+	w->written += done;
+	a->head = (a->head + 1) % a->nr;
+	a->nr_queued--;
+	return err;
+}
+
+/* Wait for every queued slot; the first error, in file order. */
+static int aio__drain(struct writer *w)
+{
+	int err = 0, e;
+
+	while (w->aio->nr_queued) {
+		e = aio__reap(w, true);
+		if (!err)
+			err = e;
+	}
+	return err;
+}
+
+/*
+ * Queue the slot being filled and move on to the next, waiting for it if
+ * all the others are in flight. Slots already written are reaped on the
+ * way, so written grows and errors come out early. On an error everything
+ * queued is waited for (nothing is in flight when the file is cut).
+ */
+static int aio__submit(struct writer *w)
+{
+	struct writer_aio *a = w->aio;
+	struct aio_slot *s = &a->slots[a->cur];
+	int err = 0;
+
+	s->pos = writer__start(w) + a->queued_bytes;
+	a->queued_bytes += s->len;
+	pthread_mutex_lock(&a->lock);
+	s->state = AIO_QUEUED;
+	pthread_cond_signal(&a->queued);
+	pthread_mutex_unlock(&a->lock);
+	a->nr_queued++;
+	a->cur = (a->cur + 1) % a->nr;
+	if (a->nr_queued == a->nr)
+		err = aio__reap(w, true);	/* a->cur was the oldest */
+	while (!err && a->nr_queued) {
+		err = aio__reap(w, false);
+		if (err == -EAGAIN) {
+			err = 0;
+			break;
+		}
+	}
+	if (err)
+		aio__drain(w);
+	w->buf = a->slots[a->cur].buf;
+	w->buf_len = 0;
+	return err;
+}
+
+static void aio__free(struct writer_aio *a)
+{
+	int i;
+
+	for (i = 0; i < a->nr; i++)
+		free(a->slots[i].buf);
+	free(a);
+}
+
+static int aio__start_thread(struct writer_aio *a)
+{
+	sigset_t all, old;
+	int err;
+
+	/* Signals are for the main thread: the writer thread blocks them all. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&a->thread, NULL, aio__thread, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	pthread_setname_np(a->thread, "prec-aio");
+	return 0;
+}
+
+static int aio__open(struct writer *w, size_t size)
+{
+	struct writer_aio *a;
+	void *buf;
+	int i, err = -ENOMEM;
+
+	if (w->aio_nr < 1 || w->aio_nr > WRITER_AIO_MAX)
+		return -EINVAL;
+	if (!size)
+		size = WRITER_BUF_SIZE;
+	a = calloc(1, sizeof(*a) + (size_t)(w->aio_nr + 1) * sizeof(a->slots[0]));
+	if (!a)
+		return -ENOMEM;
+	a->fd = w->fd;
+	a->pipe = w->pipe;
+	a->nr = w->aio_nr + 1;
+	for (i = 0; i < a->nr; i++) {
+		if (posix_memalign(&buf, writer__page_size(), size))
+			goto out_free_slots;
+		a->slots[i].buf = buf;
+	}
+	err = -pthread_mutex_init(&a->lock, NULL);
+	if (err)
+		goto out_free_slots;
+	err = -pthread_cond_init(&a->queued, NULL);
+	if (err)
+		goto out_destroy_lock;
+	err = -pthread_cond_init(&a->done, NULL);
+	if (err)
+		goto out_destroy_queued;
+	err = aio__start_thread(a);
+	if (err)
+		goto out_destroy_done;
+	w->aio = a;
+	w->buf = a->slots[0].buf;
+	w->buf_size = size;
+	w->buf_len = 0;
+	return 0;
+
+out_destroy_done:
+	pthread_cond_destroy(&a->done);
+out_destroy_queued:
+	pthread_cond_destroy(&a->queued);
+out_destroy_lock:
+	pthread_mutex_destroy(&a->lock);
+out_free_slots:
+	aio__free(a);
+	return err;
+}
+
+static int aio__write(struct writer *w, const void *buf, size_t len)
+{
+	struct writer_aio *a = w->aio;
+	const unsigned char *p = buf;
+	int err;
+
+	while (len) {
+		struct aio_slot *s = &a->slots[a->cur];
+		size_t n = w->buf_size - s->len;
+
+		if (n > len)
+			n = len;
+		memcpy(s->buf + s->len, p, n);
+		s->len += n;
+		w->buf_len = s->len;
+		p += n;
+		len -= n;
+		if (s->len == w->buf_size) {
+			err = aio__submit(w);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int aio__flush(struct writer *w)
+{
+	struct writer_aio *a = w->aio;
+	int err;
+
+	if (a->slots[a->cur].len) {
+		err = aio__submit(w);
+		if (err)
+			return err;
+	}
+	return aio__drain(w);
+}
+
+static void aio__close(struct writer *w)
+{
+	struct writer_aio *a = w->aio;
+
+	aio__drain(w);
+	pthread_mutex_lock(&a->lock);
+	a->stop = true;
+	pthread_cond_signal(&a->queued);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->thread, NULL);
+	pthread_cond_destroy(&a->done);
+	pthread_cond_destroy(&a->queued);
+	pthread_mutex_destroy(&a->lock);
+	aio__free(a);
+	w->aio = NULL;
+	w->buf = NULL;
+	w->buf_len = 0;
+}
+
+static const struct writer_ops aio_ops = {
+	.name	= "aio",
+	.open	= aio__open,
+	.write	= aio__write,
+	.flush	= aio__flush,
+	.close	= aio__close,
+};
+
 /* --- the front --------------------------------------------------------- */
 
 static const struct writer_ops *writer__ops(enum writer_kind kind)
@@ -342,12 +652,14 @@ static const struct writer_ops *writer__ops(enum writer_kind kind)
 		return &write_ops;
 	case WRITER_MMAP:
 		return &mmap_ops;
+	case WRITER_AIO:
+		return &aio_ops;
 	}
 	return NULL;
 }
 
-int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
-		      u64 offset, size_t size)
+static int writer__open_nr(struct writer *w, enum writer_kind kind, int fd,
+			   u64 offset, size_t size, int nr)
 {
 	const struct writer_ops *ops = writer__ops(kind);
 	int err;
@@ -362,6 +674,7 @@ int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
 		w->pipe = true;
 	}
 	w->offset = offset;
+	w->aio_nr = nr;
 	err = ops->open(w, size);
 	if (err)
 		return err;
@@ -369,9 +682,20 @@ int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
 	return 0;
 }
 
+int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
+		      u64 offset, size_t size)
+{
+	return writer__open_nr(w, kind, fd, offset, size, WRITER_AIO_DEFAULT);
+}
+
 int writer__open(struct writer *w, enum writer_kind kind, int fd, u64 offset)
 {
 	return writer__open_size(w, kind, fd, offset, 0);
+}
+
+int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr)
+{
+	return writer__open_nr(w, WRITER_AIO, fd, offset, size, nr);
 }
 
 int writer__write(struct writer *w, const void *buf, size_t len)

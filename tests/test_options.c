@@ -462,6 +462,44 @@ static void test_realtime(void **state)
 	assert_int_equal(p->opts.realtime_prio, 50);
 }
 
+/* --threads[=SPEC] as perf's (no value: cpu); precord's default (NULL) means numa. */
+static void test_threads(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-a");
+	assert_ok(p);
+	assert_null(p->opts.threads_spec);
+	assert_false(p->opts.no_threads);
+	assert_false(p->opts.no_merge);
+	assert_false(p->opts.no_realtime);
+
+	PARSE(p, "--threads");
+	assert_ok(p);
+	assert_string_equal(p->opts.threads_spec, "cpu");
+	PARSE(p, "--threads=");
+	assert_ok(p);
+	assert_string_equal(p->opts.threads_spec, "cpu");
+	PARSE(p, "--threads=numa", "--no-merge", "--no-realtime");
+	assert_ok(p);
+	assert_string_equal(p->opts.threads_spec, "numa");
+	assert_true(p->opts.no_merge);
+	assert_true(p->opts.no_realtime);
+	PARSE(p, "--threads=0-1/0-1:2/2");
+	assert_ok(p);
+	assert_string_equal(p->opts.threads_spec, "0-1/0-1:2/2");
+	PARSE(p, "--threads=core", "--no-threads");
+	assert_ok(p);
+	assert_true(p->opts.no_threads);
+	assert_null(p->opts.threads_spec);
+	/* An optional value is never the next word: that starts the command. */
+	PARSE(p, "--threads", "numa");
+	assert_ok(p);
+	assert_string_equal(p->opts.threads_spec, "cpu");
+	assert_int_equal(p->opts.argc, 1);
+	assert_string_equal(p->opts.argv[0], "numa");
+}
+
 static void test_synth_and_synthesis(void **state)
 {
 	static const struct {
@@ -669,7 +707,8 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "--call-graph"));
 	assert_non_null(strstr(out, "-e, --event <event>"));
 	assert_non_null(strstr(out, "--synth"));
-	assert_null(strstr(out, "--threads"));		/* not supported yet: not listed */
+	assert_non_null(strstr(out, "--threads"));
+	assert_non_null(strstr(out, "--no-merge"));
 	assert_null(strstr(out, "--compression-level"));
 
 	capture(p, 1, (const char *const[]){ "--help", NULL });
@@ -789,8 +828,6 @@ static const struct bad_case bad_cases[] = {
 	{ { "-aZ" }, "unknown option '-Z'" },
 	{ { "--no-freq" }, "unknown option '--no-freq'" },
 	{ { "--=x" }, "unknown option '--'" },
-	{ { "--threads" }, "option '--threads' is not supported by precord yet" },
-	{ { "--threads=2" }, "option '--threads' is not supported by precord yet" },
 	{ { "--aio" }, "option '--aio' is not supported by precord yet" },
 	{ { "-z" }, "option '-z/--compression-level' is not supported by precord yet" },
 	{ { "-ga", "-N" }, "'-N/--no-buildid-cache' is not supported" },
@@ -843,6 +880,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_freq_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_accumulate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clustered_flags, setup, teardown),

@@ -571,17 +571,38 @@ static int sink__parse(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-static void spin_ms(long ms)
+static double thread_cpu_ms(void)
 {
-	struct timespec t0, t;
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Burn `ms` of this thread's CPU time (cpu-clock only ticks while we run). */
+static void spin_ms(double ms)
+{
+	double end = thread_cpu_ms() + ms;
 	volatile u64 x = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
+	while (thread_cpu_ms() < end) {
 		for (int i = 0; i < 10000; i++)
 			x += (u64)i;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	}
+}
+
+/* Spin until the ring holds at least `bytes`, or `cap_ms` of CPU. */
+static bool spin_until_pending(const struct ringbuf *rb, size_t bytes,
+			       double cap_ms)
+{
+	double end = thread_cpu_ms() + cap_ms;
+
+	while (ringbuf__pending(rb) < bytes) {
+		if (thread_cpu_ms() > end)
+			return false;
+		spin_ms(0.2);
+	}
+	return true;
 }
 
 static void test_real_ring(void **state)
@@ -601,6 +622,7 @@ static void test_real_ring(void **state)
 	struct ringbuf rb;
 	ssize_t n;
 	u64 total = 0;
+	bool full;
 	int fd, i;
 
 	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
@@ -617,11 +639,26 @@ static void test_real_ring(void **state)
 	assert_ptr_equal(rb.data, (unsigned char *)rb.base + page_size());
 	assert_int_equal(rb.mask, 2 * page_size() - 1);
 	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	/* Steady reading: the ring wraps many times. */
 	for (i = 0; i < 40; i++) {
-		spin_ms(i % 8 == 7 ? 30 : 2);	/* now and then, overflow */
+		spin_ms(1);
 		n = ringbuf__read(&rb, sink__parse, &p);
 		assert_true(n >= 0);
 		total += (u64)n;
+	}
+	/*
+	 * Let it fill and overflow, read, let it write again: the kernel
+	 * then puts a LOST record (40 bytes here, so later records straddle
+	 * the end). Throttled to a crawl (perf_event_max_sample_rate
+	 * lowered by the kernel), it may not fill: then no LOST to expect.
+	 */
+	full = spin_until_pending(&rb, rb.mask + 1 - 64, 3000);
+	spin_ms(5);
+	for (i = 0; i < 20; i++) {
+		n = ringbuf__read(&rb, sink__parse, &p);
+		assert_true(n >= 0);
+		total += (u64)n;
+		spin_until_pending(&rb, 1024, 1000);
 	}
 	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 	n = ringbuf__read(&rb, sink__parse, &p);
@@ -639,8 +676,10 @@ static void test_real_ring(void **state)
 	assert_int_equal(rb.nr_samples, p.samples);
 	assert_int_equal(rb.nr_lost_records, p.lost_records);
 	assert_int_equal(rb.lost, p.lost);
-	/* 8 KiB of ring fills in a few ms at 50 kHz: losses must show up. */
-	assert_true(p.lost_records > 0 && p.lost > 0);
+	if (full)
+		assert_true(p.lost_records > 0 && p.lost > 0);
+	else
+		print_message("the ring never filled (throttled?): LOST not checked\n");
 	print_message("real ring: %llu records, %llu samples, %llu LOST (%llu lost), %llu bytes\n",
 		      (unsigned long long)p.records, (unsigned long long)p.samples,
 		      (unsigned long long)p.lost_records, (unsigned long long)p.lost,

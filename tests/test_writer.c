@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_writer.c — the writers: exact byte streams for every size of write
- * and both backends, offset accounting, short writes (a non-blocking pipe,
- * signals, RLIMIT_FSIZE), and a full disk (a 64 KiB tmpfs we mount).
+ * and every backend (WRITER_AIO with 1 to 4 writes in flight), offset
+ * accounting, short writes (a non-blocking pipe, signals, RLIMIT_FSIZE), a
+ * full disk (a 64 KiB tmpfs we mount), and for WRITER_AIO: what a flush
+ * guarantees, how far the file may lag, the writer thread's lifetime.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -140,8 +143,8 @@ static size_t next_size(unsigned *seed, size_t buf_size)
  * Write a header placeholder of `off` bytes by hand, then a stream of many
  * write sizes through the writer starting at off; read the file back.
  */
-static void stream_case(const struct tdir *d, enum writer_kind kind,
-			size_t size, u64 off)
+static void stream_case_nr(const struct tdir *d, enum writer_kind kind,
+			   size_t size, u64 off, int nr)
 {
 	unsigned char *src = pattern_buf(0, STREAM_MAX);
 	unsigned char *hdr = malloc(off + 1);
@@ -154,7 +157,10 @@ static void stream_case(const struct tdir *d, enum writer_kind kind,
 	assert_non_null(hdr);
 	memset(hdr, 'H', off);
 	assert_int_equal(write(fd, hdr, off), (ssize_t)off);
-	assert_int_equal(writer__open_size(&w, kind, fd, off, size), 0);
+	if (kind == WRITER_AIO)
+		assert_int_equal(writer__open_aio(&w, fd, off, size, nr), 0);
+	else
+		assert_int_equal(writer__open_size(&w, kind, fd, off, size), 0);
 	assert_false(w.pipe);
 	for (;;) {
 		size_t n = next_size(&seed, w.buf_size);
@@ -185,6 +191,12 @@ static void stream_case(const struct tdir *d, enum writer_kind kind,
 	close(fd);
 }
 
+static void stream_case(const struct tdir *d, enum writer_kind kind,
+			size_t size, u64 off)
+{
+	stream_case_nr(d, kind, size, off, WRITER_AIO_DEFAULT);
+}
+
 static void test_stream_write(void **state)
 {
 	stream_case(*state, WRITER_WRITE, 0, 104);	/* 1 MiB default */
@@ -198,6 +210,18 @@ static void test_stream_mmap(void **state)
 	stream_case(*state, WRITER_MMAP, 16384, 104);
 	stream_case(*state, WRITER_MMAP, 65536, 4096);
 	stream_case(*state, WRITER_MMAP, 0, 1000);	/* 64 MiB window */
+}
+
+static void test_stream_aio(void **state)
+{
+	int nr;
+
+	for (nr = 1; nr <= WRITER_AIO_MAX; nr++) {
+		stream_case_nr(*state, WRITER_AIO, 4096, 104, nr);
+		stream_case_nr(*state, WRITER_AIO, 10000, 4096 + 104, nr);
+	}
+	stream_case(*state, WRITER_AIO, 0, 1000);	/* 1 MiB buffers, 1 in flight */
+	stream_case_nr(*state, WRITER_AIO, 0, 0, WRITER_AIO_MAX);
 }
 
 /* WRITER_MMAP reserves ahead, then flush cuts the file to its true size. */
@@ -285,7 +309,8 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-static void pipe_case(const struct tdir *d, bool nonblock, bool signals)
+static void pipe_case(const struct tdir *d, enum writer_kind kind, bool nonblock,
+		      bool signals)
 {
 	const size_t total = 1 << 20;
 	unsigned char *src = pattern_buf(0, total), *got;
@@ -308,7 +333,10 @@ static void pipe_case(const struct tdir *d, bool nonblock, bool signals)
 		assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
 		assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
 	}
-	assert_int_equal(writer__open_size(&w, WRITER_WRITE, p[1], 0, 8192), 0);
+	if (kind == WRITER_AIO)
+		assert_int_equal(writer__open_aio(&w, p[1], 0, 8192, 3), 0);
+	else
+		assert_int_equal(writer__open_size(&w, kind, p[1], 0, 8192), 0);
 	assert_true(w.pipe);
 	while (done < total) {
 		size_t n = done % 3 ? 3000 : 70000;
@@ -343,12 +371,14 @@ static void pipe_case(const struct tdir *d, bool nonblock, bool signals)
 
 static void test_pipe_nonblocking(void **state)
 {
-	pipe_case(*state, true, false);	/* short writes and EAGAIN, for sure */
+	pipe_case(*state, WRITER_WRITE, true, false);	/* short writes and EAGAIN, for sure */
+	pipe_case(*state, WRITER_AIO, true, false);
 }
 
 static void test_pipe_signals(void **state)
 {
-	pipe_case(*state, false, true);	/* short writes and EINTR */
+	pipe_case(*state, WRITER_WRITE, false, true);	/* short writes and EINTR */
+	pipe_case(*state, WRITER_AIO, false, true);
 }
 
 /*
@@ -394,8 +424,8 @@ static void test_short_write_then_error(void **state)
 	close(fd);
 }
 
-static void full_disk_case(const struct tdir *d, enum writer_kind kind,
-			   size_t size)
+static void full_disk_case_nr(const struct tdir *d, enum writer_kind kind,
+			      size_t size, int nr)
 {
 	const size_t chunk = 1000;
 	unsigned char *src = pattern_buf(0, 1 << 20), *file;
@@ -404,8 +434,11 @@ static void full_disk_case(const struct tdir *d, enum writer_kind kind,
 	int fd = open_file(d, "full", O_RDWR);	/* O_TRUNC frees the disk */
 	int err = 0;
 
-	assert_int_equal(writer__open_size(&w, kind, fd, 0, size), 0);
-	while (!err && total < (1 << 20)) {
+	if (kind == WRITER_AIO)
+		assert_int_equal(writer__open_aio(&w, fd, 0, size, nr), 0);
+	else
+		assert_int_equal(writer__open_size(&w, kind, fd, 0, size), 0);
+	while (!err && total + chunk <= (1 << 20)) {
 		err = writer__write(&w, src + total, chunk);
 		if (!err)
 			total += chunk;
@@ -429,6 +462,12 @@ static void full_disk_case(const struct tdir *d, enum writer_kind kind,
 	close(fd);
 }
 
+static void full_disk_case(const struct tdir *d, enum writer_kind kind,
+			   size_t size)
+{
+	full_disk_case_nr(d, kind, size, WRITER_AIO_DEFAULT);
+}
+
 static void test_full_disk(void **state)
 {
 	struct tdir *d = *state;
@@ -440,6 +479,211 @@ static void test_full_disk(void **state)
 	full_disk_case(d, WRITER_WRITE, 16384);
 	full_disk_case(d, WRITER_MMAP, 16384);
 	full_disk_case(d, WRITER_MMAP, 0);	/* a 64 MiB chunk cannot fit */
+}
+
+static void test_full_disk_aio(void **state)
+{
+	struct tdir *d = *state;
+	int nr;
+
+	if (!d->mounted) {
+		print_message("cannot mount a tmpfs (%s); skipped\n", strerror(errno));
+		skip();
+	}
+	for (nr = 1; nr <= WRITER_AIO_MAX; nr++)
+		full_disk_case_nr(d, WRITER_AIO, 16384, nr);
+	full_disk_case_nr(d, WRITER_AIO, 5000, 2);	/* buffers across pages */
+	full_disk_case(d, WRITER_AIO, 0);	/* one 1 MiB buffer: a short write */
+}
+
+/*
+ * RLIMIT_FSIZE under WRITER_AIO: the writer thread's write comes back
+ * short, the next fails; the caller learns it at a later write or flush,
+ * every byte below the limit is kept and counted, the error is sticky.
+ */
+static void test_aio_short_write_then_error(void **state)
+{
+	unsigned char *src = pattern_buf(0, 60000), *file;
+	struct rlimit old, lim = { 10000, 10000 };
+	struct writer w;
+	size_t len;
+	int fd = open_file(*state, "fsize", O_RDWR);
+	int i, err = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(writer__open_aio(&w, fd, 0, 4096, 2), 0);
+	/* 4096-byte buffers: [8192, 12288) crosses the limit. */
+	for (i = 0; i < 20 && !err; i++)
+		err = writer__write(&w, src + 3000 * i, 3000);
+	if (!err)
+		err = writer__flush(&w);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+
+	assert_int_equal(err, -EFBIG);
+	assert_int_equal(w.error, -EFBIG);
+	assert_int_equal(w.written, 10000);
+	assert_int_equal(writer__write(&w, src, 1), -EFBIG);
+	assert_int_equal(writer__flush(&w), -EFBIG);
+	writer__close(&w);
+	assert_int_equal(w.error, -EFBIG);
+
+	file = slurp(fd, &len);
+	assert_int_equal(len, 10000);
+	assert_memory_equal(file, src, 10000);
+	free(file);
+	free(src);
+	close(fd);
+}
+
+/*
+ * What a flush means: every byte written before it is in the file (read
+ * through another descriptor), in order, and written == bytes; writes
+ * after it go on behind it.
+ */
+static void test_aio_flush(void **state)
+{
+	unsigned char *src = pattern_buf(0, 1 << 20), *file;
+	struct writer w;
+	size_t total = 0, len;
+	unsigned seed = 99;
+	int fd = open_file(*state, "flush", O_RDWR);
+	int round, nr;
+
+	for (nr = 1; nr <= WRITER_AIO_MAX; nr++) {
+		assert_int_equal(ftruncate(fd, 0), 0);
+		total = 0;
+		assert_int_equal(writer__open_aio(&w, fd, 0, 8192, nr), 0);
+		for (round = 0; round < 40; round++) {
+			size_t n = next_size(&seed, 8192) % 20000 + 1;
+
+			if (n > (1u << 20) - total)
+				break;
+			assert_int_equal(writer__write(&w, src + total, n), 0);
+			total += n;
+			if (round % 3)
+				continue;
+			assert_int_equal(writer__flush(&w), 0);
+			assert_int_equal(w.written, total);
+			assert_int_equal(w.bytes, total);
+			file = slurp(fd, &len);
+			assert_int_equal(len, total);
+			assert_memory_equal(file, src, total);
+			free(file);
+		}
+		writer__close(&w);
+		assert_int_equal(w.written, total);
+		file = slurp(fd, &len);
+		assert_int_equal(len, total);
+		assert_memory_equal(file, src, total);
+		free(file);
+	}
+	free(src);
+	close(fd);
+}
+
+/*
+ * How far the file may lag: at most nr buffers in flight plus the one
+ * being filled, so after k full buffers at least k - nr are written. The
+ * output is a pipe drained slowly by a child, so the writer thread is
+ * slower than the caller and the caller has to wait for it.
+ */
+static void test_aio_in_flight(void **state)
+{
+	const size_t size = 16384, k_max = 24;
+	const struct tdir *d = *state;
+	unsigned char *src = pattern_buf(0, k_max * size), *got;
+	struct writer w;
+	char path[128];
+	size_t k, len;
+	int nr, p[2], status, fd;
+	pid_t pid;
+
+	for (nr = 1; nr <= WRITER_AIO_MAX; nr++) {
+		assert_int_equal(pipe(p), 0);
+		fcntl(p[1], F_SETPIPE_SZ, 4096);
+		pid = slow_reader(p, d);
+		close(p[0]);
+		assert_int_equal(writer__open_aio(&w, p[1], 0, size, nr), 0);
+		for (k = 1; k <= k_max; k++) {
+			assert_int_equal(writer__write(&w, src + (k - 1) * size, size), 0);
+			assert_true(w.written <= k * size);
+			if (k > (size_t)nr)
+				assert_true(w.written >= (k - nr) * size);
+			assert_int_equal(w.written % size, 0);	/* whole buffers */
+		}
+		writer__close(&w);
+		assert_int_equal(w.written, k_max * size);
+		close(p[1]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+		snprintf(path, sizeof(path), "%s/piped", d->path);
+		fd = open(path, O_RDONLY);
+		assert_true(fd >= 0);
+		got = slurp(fd, &len);
+		assert_int_equal(len, k_max * size);
+		assert_memory_equal(got, src, len);
+		free(got);
+		close(fd);
+	}
+	free(src);
+}
+
+/* Threads of this process whose name starts with comm. */
+static int count_tasks(const char *comm)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+	char path[300], name[32];
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((de = readdir(dir))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) && !strncmp(name, comm, strlen(comm)))
+			n++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* The writer thread: named, one per writer, gone after close; bad nr. */
+static void test_aio_thread(void **state)
+{
+	struct writer w, w2;
+	int fd = open_file(*state, "thread", O_RDWR);
+	int before = count_tasks("prec-aio");
+
+	assert_int_equal(writer__open_aio(&w, fd, 0, 0, 0), -EINVAL);
+	assert_int_equal(writer__open_aio(&w, fd, 0, 0, WRITER_AIO_MAX + 1), -EINVAL);
+	assert_int_equal(writer__open_aio(&w, -1, 0, 0, 1), -EBADF);
+	assert_int_equal(count_tasks("prec-aio"), before);
+	assert_int_equal(writer__open(&w, WRITER_AIO, fd, 0), 0);
+	assert_int_equal(writer__open_aio(&w2, fd, 1 << 20, 4096, 2), 0);
+	assert_int_equal(count_tasks("prec-aio"), before + 2);
+	assert_int_equal(writer__write(&w, "abc", 3), 0);
+	assert_int_equal(writer__write(&w2, "defg", 4), 0);
+	writer__close(&w);
+	writer__close(&w2);
+	assert_int_equal(count_tasks("prec-aio"), before);
+	assert_int_equal(w.written, 3);
+	assert_int_equal(w2.written, 4);
+	assert_int_equal(writer__write(&w, "d", 1), -EBADF);
+	assert_int_equal(writer__flush(&w), 0);
+	writer__close(&w);
+	close(fd);
 }
 
 int main(void)
@@ -454,6 +698,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipe_signals, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_short_write_then_error, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_disk, setup_tmpfs, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_stream_aio, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_aio_short_write_then_error, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_aio_flush, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_aio_in_flight, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_aio_thread, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_full_disk_aio, setup_tmpfs, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,8 @@ struct header_env {
 	 */
 	const void	*build_id_table;
 	size_t		build_id_table_size;
+	/* The `data` file of a perf directory (data + data.N): HEADER_DIR_FORMAT v1 */
+	bool		dir_format;
 	/* -z: HEADER_COMPRESSED */
 	bool		compressed;
 	u32		comp_level;
@@ -97,5 +99,62 @@ bool header__has_feat(const struct perf_file_header *hdr, int feat);
  */
 int header__feat_section(int fd, const struct perf_file_header *hdr, int feat,
 			 struct perf_file_section *sec);
+
+/*
+ * Copying another file's header (the merge): its attrs with their ids and
+ * its feature payloads as bytes, written again around a new data section
+ * without being understood. Nothing here needs an evlist.
+ */
+
+/* One attr of a file: the file's bytes cut or zero-extended to this build's struct. */
+struct header_attr {
+	struct perf_event_attr	attr;
+	u64			*ids;
+	u64			nr_ids;
+};
+
+struct header_attrs {
+	u64			attr_size;	/* bytes per entry in the file, ids section included */
+	int			nr;
+	u8			*raw;		/* nr entries of attr_size bytes, as in the file */
+	struct header_attr	*entries;
+};
+
+/* One feature payload, as bytes. */
+struct header_payload {
+	int			feat;
+	void			*data;
+	u64			size;
+};
+
+/*
+ * Read the attrs and ids of the file hdr was read from. Fills *attrs (free
+ * with header_attrs__exit()). 0, -EINVAL (sections out of the file or
+ * inconsistent), -ENOMEM or -errno.
+ */
+int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header_attrs *attrs);
+void header_attrs__exit(struct header_attrs *attrs);	/* accepts a zeroed struct */
+
+/*
+ * Read every feature payload of the file, in ascending bit order, into a new
+ * array (*nr entries; free with header_payloads__free()). 0, -EINVAL (a section
+ * out of the file), -ENOMEM or -errno.
+ */
+int header__read_payloads(int fd, const struct perf_file_header *hdr,
+		       struct header_payload **feats, int *nr);
+void header_payloads__free(struct header_payload *feats, int nr);	/* accepts NULL */
+
+/*
+ * header__write_start()/header__write_end() for raw attrs: the header, the
+ * ids and the attrs (entries of attrs->attr_size bytes, attr bytes as read,
+ * ids sections pointing at the new places), then the data section from
+ * *data_offset; at the end the feature table and the payloads feats[0..nr)
+ * (distinct bits, any order) after the data section and the final header.
+ * Both pwrite: fd's offset does not matter. 0 or -errno (-EINVAL for a
+ * feature bit out of range or given twice).
+ */
+int header__write_start_raw(int fd, const struct header_attrs *attrs, u64 *data_offset);
+int header__write_end_raw(int fd, const struct header_attrs *attrs, u64 data_offset,
+			  u64 data_size, const struct header_payload *feats, int nr);
 
 #endif /* PRECORD_HEADER_H */

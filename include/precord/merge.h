@@ -10,6 +10,7 @@
 #define PRECORD_MERGE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "precord/perf-file.h"
 
 struct merge_opts {
@@ -29,18 +30,28 @@ struct merge_stats {
 	u64	first_time, last_time;	/* sample times, for HEADER_SAMPLE_TIME */
 	double	seconds;	/* wall time of the merge */
 	int	nr_files;	/* data.N files read */
+	u64	data_records;	/* records copied from data's data section */
+	u64	lost;		/* records the kernel dropped (sum of LOST.lost) */
+	int	nr_cut;		/* files whose stream ended before the file did */
+	u64	bytes_cut;	/* bytes left out there (a partial or zeroed tail) */
 };
 
 /*
  * Merge directory dir into out_path (written anew, via a temporary file
  * renamed into place). Works on what reached the disk: a data.N that ends in
  * the middle of a record (a recording killed with SIGKILL) is read up to its
- * last whole record. Returns 0 or -errno with a one-line message in err.
+ * last whole record. Returns 0 or -errno with a one-line message in err; on
+ * success err is empty, or describes the first file cut short (a warning).
+ * opts and stats may be NULL.
  */
 int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
 	       struct merge_stats *stats, char *err, size_t errlen);
 
-/* `precord merge DIR [-o FILE] [-q]`: the command line. Returns the exit status. */
+/*
+ * `precord merge DIR [-o FILE] [-q] [-z[=N]]`, argv[0] = "merge". Default
+ * FILE: DIR without its ".staging" suffix, or DIR.data. Returns the exit
+ * status (0, 1 on failure, 129 for a bad command line).
+ */
 int cmd_merge(int argc, char **argv);
 
 #endif /* PRECORD_MERGE_H */

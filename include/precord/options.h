@@ -57,6 +57,12 @@ struct record_opts {
 	bool		clockid_set;		/* -k/--clockid */
 	int		clockid;
 	int		realtime_prio;		/* -r/--realtime; 0 = not set */
+	bool		no_realtime;		/* --no-realtime */
+
+	/* Streaming threads: --threads[=SPEC] (NULL: precord's default, numa). */
+	const char	*threads_spec;
+	bool		no_threads;		/* --no-threads: one thread, one file */
+	bool		no_merge;		/* --no-merge: keep the directory */
 
 	bool		system_wide;		/* -a */
 	const char	*cpu_list;		/* -C */

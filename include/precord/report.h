@@ -6,6 +6,7 @@
 #ifndef PRECORD_REPORT_H
 #define PRECORD_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "precord/perf-file.h"
 
@@ -16,9 +17,14 @@ struct loss_cpu {
 	u64	lost;		/* sum of their `lost` fields */
 	u64	lost_samples;	/* PERF_RECORD_LOST_SAMPLES sum */
 	u64	lost_time_ns;	/* this CPU's part of the data loss metric */
+	/* Added for the rate behind the loss intervals (Documentation/loss.md): */
+	u64	records;	/* timed kernel records of this CPU (LOST included) */
+	u64	first_time, last_time;	/* its active span; 0 when untimed */
+	int	nr_rings;	/* rings behind this row: 1, or the estimate for cpu -1 */
 };
 
 struct loss_report {
+	char		*path;			/* added: what was read (owned) */
 	struct loss_cpu	*cpus;
 	int		nr_cpus;
 	u64		samples, lost_records, lost, lost_samples;
@@ -26,6 +32,22 @@ struct loss_report {
 	u64		lost_time_ns;		/* summed length of the loss intervals */
 	double		loss_metric;		/* lost_time / elapsed, seed 000 */
 	double		lost_fraction;		/* lost / (lost + samples) */
+	/* Added: */
+	u64		elapsed_ns;		/* last_time - first_time */
+	u64		lost_counted;		/* the `lost` of lost_fraction */
+	bool		lost_from_samples;	/* lost_counted is the LOST_SAMPLES sum */
+	u64		window_ns;		/* the windowed metric's window (10 ms) */
+	u64		lost_windows, nr_windows;
+	u64		lost_time_windowed_ns;	/* clipped length of windows with a LOST */
+	double		loss_metric_windowed;
+	u64		untimed_lost_records;	/* LOST without a time: not in the metric */
+	u64		unknown_id;		/* samples whose id is in no attr */
+	u64		records;		/* every record read, decompressed ones included */
+	u64		compressed;		/* PERF_RECORD_COMPRESSED records */
+	u64		missing_bytes;		/* data the header promised that is not there */
+	u64		truncated_bytes;	/* a partial record at the end of a file */
+	bool		size_from_eof;		/* header data size 0: read to the end */
+	int		nr_files;		/* 1, or 1 + data.N of a directory */
 };
 
 /* Read path (a perf.data file or directory) and fill r. 0 or -errno, message in err. */

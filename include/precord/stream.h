@@ -10,8 +10,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include "precord/perf-file.h"
+#include "precord/cpumap.h"
 #include "precord/ringbuf.h"
 #include "precord/writer.h"
+
+/* Staging buffer of each per-ring writer (a data.N file). */
+#define STREAM_RING_BUF_SIZE	(256 * 1024)
 
 struct stream_stats {
 	u64	bytes;		/* bytes moved from rings to the writer */
@@ -34,6 +38,20 @@ struct stream {
 	size_t			time_off;	/* offset of the TIME field in a sample, 0: none */
 	int			rt_prio;	/* SCHED_FIFO priority, 0: leave the policy alone */
 	int			notify_fd;	/* eventfd the thread writes when it stops by itself */
+	bool			write_rounds;	/* FINISHED_ROUND after each pass that moved data */
+	struct cpu_map		*affinity;	/* CPUs the thread runs on; NULL: any */
+	int			node;		/* NUMA node to take memory from; -1: local policy */
+
+	/*
+	 * Per-ring output (a perf directory's data.N): out_fds[i] is ring i's
+	 * file, and ring_writers[i] its writer, opened by the thread itself so
+	 * its buffers come from the thread's node. NULL: every ring to writer.
+	 */
+	int			*out_fds;
+	struct writer		*ring_writers;	/* S: the thread's until stream__stop() */
+	enum writer_kind	writer_kind;
+	int			rt_error;	/* S: -errno when rt_prio could not be set */
+	struct writer		*cur;		/* S: the writer of the ring being read */
 
 	int			ctl_fd;		/* eventfd: main writes 1 to request the final drain */
 	pthread_t		thread;

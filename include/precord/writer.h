@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * writer.h — where recorded bytes go. One interface, one backend per
- * mechanism (write() and mmap'ed chunks; AIO slots in behind the same ops).
- * A writer is used by one thread at a time.
+ * mechanism (write(), mmap'ed chunks, asynchronous writes by a writer
+ * thread). A writer is used by one thread at a time.
  */
 #ifndef PRECORD_WRITER_H
 #define PRECORD_WRITER_H
@@ -15,12 +15,18 @@
 enum writer_kind {
 	WRITER_WRITE = 0,	/* buffered write(2) */
 	WRITER_MMAP,		/* memcpy into the file mmap'ed in large chunks */
+	WRITER_AIO,		/* copy into buffers a writer thread writes out (--aio) */
 };
 
 /* Default staging buffer of WRITER_WRITE (256 KiB-4 MiB measured alike). */
 #define WRITER_BUF_SIZE		(1024 * 1024)
 /* Default window and growth step of WRITER_MMAP (seed 001: 64 MiB). */
 #define WRITER_MMAP_CHUNK	(64 * 1024 * 1024)
+/* WRITER_AIO: writes in flight (perf's --aio=N control blocks: 1 to 4). */
+#define WRITER_AIO_DEFAULT	1
+#define WRITER_AIO_MAX		4
+
+struct writer_aio;
 
 struct writer;
 
@@ -50,8 +56,9 @@ struct writer {
 
 	/*
 	 * Bytes that reached the file, from the open offset: it always ends
-	 * at the end of some writer__write() call, so when callers write
-	 * whole records the file holds whole records. After an error the
+	 * at the end of some writer__write() call (WRITER_AIO: at the end of
+	 * a buffer, possibly inside a call, until flushed), so when callers
+	 * write whole records the file holds whole records. After an error the
 	 * file is cut back to open offset + written where possible (a full
 	 * disk leaves no half record behind).
 	 */
@@ -61,6 +68,9 @@ struct writer {
 	u64			map_off;
 	u64			alloc_end;	/* file space reserved up to here */
 	u64			alloc_step;	/* reserve this much at a time; halved on ENOSPC */
+	/* WRITER_AIO: the buffers, the queue and the writer thread. */
+	struct writer_aio	*aio;
+	int			aio_nr;		/* writes in flight at most */
 };
 
 /*
@@ -76,9 +86,26 @@ struct writer {
  * tail reads as zeros (a record header with size 0).
  */
 int writer__open(struct writer *w, enum writer_kind kind, int fd, u64 offset);
-/* The same with a staging size (WRITE) or window size (MMAP); 0: default. */
+/*
+ * The same with a staging size (WRITE), window size (MMAP) or size of each
+ * buffer (AIO); 0: default (WRITER_BUF_SIZE, WRITER_MMAP_CHUNK,
+ * WRITER_BUF_SIZE).
+ */
 int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
 		      u64 offset, size_t size);
+/*
+ * WRITER_AIO with nr (1..WRITER_AIO_MAX, -EINVAL otherwise) writes in
+ * flight; writer__open*() give WRITER_AIO_DEFAULT. writer__write() copies
+ * into a buffer and returns; full buffers are queued to a writer thread of
+ * the writer's own (started here, joined by close; it inherits the caller's
+ * CPU affinity and scheduling policy, blocks every signal, and is named
+ * "prec-aio"), which writes them in order with pwrite(2) (write(2) on a
+ * pipe). nr + 1 buffers: one being filled while nr are written; when all nr
+ * are in flight, writer__write() waits for the oldest. written grows as
+ * buffers complete; flush waits for all of them. Errors are reported by the
+ * call that finds them (a later write, or flush), then sticky.
+ */
+int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr);
 /* 0 or -errno (-ENOSPC on a full disk); after an error every call fails. */
 int writer__write(struct writer *w, const void *buf, size_t len);
 /* Everything accepted reaches the file (no fsync). 0 or the sticky -errno. */

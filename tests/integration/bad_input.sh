@@ -40,7 +40,7 @@ one_line "dead pid"
 expect_error "command not found" 127 "cannot run 'no-such-command-xyz'" -- -o "$T/nx.data" -- no-such-command-xyz
 opens_in_perf "$T/nx.data" "command not found"
 
-expect_error "missing directory" nonzero "cannot create '$T/no/such/dir/perf.data'" -- -o "$T/no/such/dir/perf.data" -- true
+expect_error "missing directory" nonzero "cannot create '$T/no/such/dir/perf.data" -- -o "$T/no/such/dir/perf.data" -- true
 one_line "missing directory"
 
 mkdir -p "$T/ro"
@@ -63,7 +63,8 @@ if mount -t tmpfs -o size=1m none "$T/full" 2>/dev/null; then
 	[ $st -ne 0 ] || { umount_full; fail "full disk: exit status 0"; }
 	grep -q "No space left on device" "$T/err" || { cat "$T/err"; umount_full; fail "full disk: no ENOSPC message"; }
 	note "full disk: $(grep -m1 'No space' "$T/err")"
-	cp "$T/full/perf.data" "$T/full.data"; umount_full
+	# Merged if there was room, else perf's directory layout: perf reads both.
+	cp -r "$T/full/perf.data" "$T/full.data"; umount_full
 	opens_in_perf "$T/full.data" "full disk"
 	n=$(perf script -G -i "$T/full.data" 2>/dev/null | wc -l)
 	note "full disk: the cut file still holds $n samples"

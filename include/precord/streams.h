@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * streams.h — the streaming threads of a recording: one (every ring into one
+ * file) or one per group of the --threads layout (each ring into its own
+ * data.N file of a staging directory in perf's directory layout).
+ */
+#ifndef PRECORD_STREAMS_H
+#define PRECORD_STREAMS_H
+
+#include "precord/stream.h"
+#include "precord/layout.h"
+#include "precord/topology.h"
+
+struct evlist;
+
+struct streams_config {
+	const char		*spec;		/* --threads SPEC; NULL: one thread, one file */
+	const char		*dir;		/* with spec: the staging directory for data.N */
+	struct writer		*writer;	/* without spec: where every ring goes */
+	enum writer_kind	writer_kind;	/* with spec: the data.N writers' backend */
+	size_t			time_off;	/* offset of TIME in a sample */
+	int			rt_prio;	/* SCHED_FIFO priority, 0: none */
+	int			notify_fd;	/* a thread that stops by itself says so here */
+};
+
+struct streams {
+	struct stream		*s;		/* [nr] */
+	int			nr;
+	struct stream_layout	*layout;	/* NULL in one-file mode */
+	struct topology		*topo;
+	int			*ring_fds;	/* data.N of each ring, -1 in one-file mode */
+	int			nr_rings;
+	struct ringbuf		**rings;	/* the evlist's rings, grouped by thread */
+};
+
+/*
+ * Split the evlist's rings among the threads of cfg->spec (or give them all
+ * to one thread) and create the data.N files. 0, or -errno with a one-line
+ * message in err.
+ */
+int streams__init(struct streams *ss, struct evlist *evlist, const struct streams_config *cfg,
+		  char *err, size_t errlen);
+int streams__start(struct streams *ss);
+/* Final drain of every thread, then join. Returns the first thread error. */
+int streams__stop(struct streams *ss);
+void streams__exit(struct streams *ss);		/* accepts a zeroed struct */
+
+/* The threads' counters added up (times: min of firsts, max of lasts). */
+void streams__total(const struct streams *ss, struct stream_stats *total);
+/* How many threads could not get their real-time priority, and why (first error). */
+int streams__rt_failures(const struct streams *ss, int *err);
+
+#endif /* PRECORD_STREAMS_H */

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * layout.c — which streaming thread drains which CPU's ring (--threads).
+ *
+ * Turns perf's --threads SPEC into a list of threads, each with the CPUs
+ * whose rings it drains (maps), the CPUs it may run on (affinity) and the
+ * NUMA node its maps live on. Named layouts take their groups from the
+ * topology: "cpu" one thread per recorded CPU, "core", "package" (also
+ * perf's older "socket") and "numa" one per group, maps = affinity = the
+ * group's CPUs that are recorded. A user spec "<maps>/<affinity>:…" gives
+ * one thread per element. Names match as perf matches them: by prefix,
+ * ignoring case; NULL or "" is "cpu".
+ *
+ * Every mask is intersected with the recorded CPUs. For user specs this
+ * follows perf's record__init_thread_masks_spec() and its messages: a CPU
+ * number beyond the machine is an error, a CPU that is not recorded is
+ * dropped, a mask left empty is an error, masks that overlap an earlier
+ * thread's are an error. Where perf also fails on a named layout whose group
+ * holds no recorded CPU (perf 6.1: "--threads=core -C 0" says "Empty maps
+ * mask: 1"), this drops the group instead, so precord's default (numa)
+ * works with any -C.
+ *
+ * Runs once, on the thread that sets up the recording; the layout is
+ * read-only afterwards. Limits: the cpu maps are built once per group, so the
+ * cost is O(groups x CPUs), nothing here is on a hot path.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "precord/layout.h"
+
+enum layout_kind {
+	LAYOUT_CPU,
+	LAYOUT_CORE,
+	LAYOUT_PACKAGE,
+	LAYOUT_NUMA,
+	LAYOUT_USER,
+};
+
+/* In perf's order of matching; "socket" is perf's name for package before v5.18. */
+static const struct {
+	const char		*name;
+	enum layout_kind	kind;
+	enum topo_level		level;
+} layout_names[] = {
+	{ "cpu",	LAYOUT_CPU,	TOPO_CPU },
+	{ "core",	LAYOUT_CORE,	TOPO_CORE },
+	{ "package",	LAYOUT_PACKAGE,	TOPO_PACKAGE },
+	{ "numa",	LAYOUT_NUMA,	TOPO_NUMA },
+	{ "socket",	LAYOUT_PACKAGE,	TOPO_PACKAGE },
+};
+
+#define NR_LAYOUT_NAMES	(sizeof(layout_names) / sizeof(layout_names[0]))
+
+static int __attribute__((format(printf, 4, 5)))
+layout_error(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* Index into layout_names of spec's name, or -1 for a user spec. */
+static int layout__name_index(const char *spec)
+{
+	size_t i;
+
+	for (i = 0; i < NR_LAYOUT_NAMES; i++) {
+		if (!strncasecmp(spec, layout_names[i].name, strlen(layout_names[i].name)))
+			return (int)i;
+	}
+	return -1;
+}
+
+static struct stream_layout *layout__alloc(int max_threads)
+{
+	struct stream_layout *layout = calloc(1, sizeof(*layout));
+	size_t n = max_threads > 0 ? (size_t)max_threads : 1;
+
+	if (!layout)
+		return NULL;
+	layout->maps = calloc(n, sizeof(*layout->maps));
+	layout->affinity = calloc(n, sizeof(*layout->affinity));
+	layout->node = calloc(n, sizeof(*layout->node));
+	if (!layout->maps || !layout->affinity || !layout->node) {
+		layout__delete(layout);
+		return NULL;
+	}
+	return layout;
+}
+
+void layout__delete(struct stream_layout *layout)
+{
+	int i;
+
+	if (!layout)
+		return;
+	for (i = 0; i < layout->nr; i++) {
+		cpu_map__put(layout->maps[i]);
+		cpu_map__put(layout->affinity[i]);
+	}
+	free(layout->maps);
+	free(layout->affinity);
+	free(layout->node);
+	free(layout);
+}
+
+/* OS index of the NUMA node holding every CPU of map, or -1. */
+static int layout__node_of(const struct topology *topo, const struct cpu_map *map)
+{
+	int i, group = -1, g;
+
+	for (i = 0; i < map->nr; i++) {
+		g = topology__group_of(topo, TOPO_NUMA, map->map[i]);
+		if (g < 0 || (i > 0 && g != group))
+			return -1;
+		group = g;
+	}
+	return group < 0 ? -1 : topology__node_os_index(topo, group);
+}
+
+/* Append a thread; takes over the caller's references to maps and affinity. */
+static void layout__push(struct stream_layout *layout, const struct topology *topo,
+			 struct cpu_map *maps, struct cpu_map *affinity)
+{
+	layout->maps[layout->nr] = maps;
+	layout->affinity[layout->nr] = affinity;
+	layout->node[layout->nr] = layout__node_of(topo, maps);
+	layout->nr++;
+}
+
+/* "cpu": one thread per recorded CPU, as perf (the topology is not consulted). */
+static int layout__fill_cpus(struct stream_layout *layout, const struct topology *topo,
+			     const struct cpu_map *cpus)
+{
+	struct cpu_map *map;
+	int i;
+
+	for (i = 0; i < cpus->nr; i++) {
+		map = cpu_map__new_from(&cpus->map[i].cpu, 1);
+		if (!map)
+			return -ENOMEM;
+		layout__push(layout, topo, map, cpu_map__get(map));
+	}
+	return 0;
+}
+
+/* core, package, numa: one thread per group holding a recorded CPU. */
+static int layout__fill_groups(struct stream_layout *layout, const struct topology *topo,
+			       enum topo_level level, const struct cpu_map *cpus)
+{
+	int i, nr = topology__nr_groups(topo, level);
+	struct cpu_map *group, *maps;
+
+	for (i = 0; i < nr; i++) {
+		group = topology__group_cpus(topo, level, i);
+		if (!group)
+			return -ENOMEM;
+		maps = cpu_map__intersect(group, cpus);
+		cpu_map__put(group);
+		if (!maps)
+			return -ENOMEM;
+		if (!maps->nr) {
+			cpu_map__put(maps);
+			continue;
+		}
+		layout__push(layout, topo, maps, cpu_map__get(maps));
+	}
+	return 0;
+}
+
+/*
+ * The shape of a user spec, before any CPU list is read (perf checks it
+ * first too): elements separated by ':' (empty ones skipped, as perf's
+ * strtok does), each exactly "<maps>/<affinity>" with both parts non-empty.
+ * The number of elements, or -EINVAL.
+ */
+static int user_spec__count(const char *spec)
+{
+	const char *p = spec, *end, *slash;
+	int nr = 0;
+
+	while (*p) {
+		end = strchrnul(p, ':');
+		if (end > p) {
+			slash = memchr(p, '/', (size_t)(end - p));
+			if (!slash || slash == p || slash + 1 == end ||
+			    memchr(slash + 1, '/', (size_t)(end - slash - 1)))
+				return -EINVAL;
+			nr++;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return nr ? nr : -EINVAL;
+}
+
+/* Every CPU number perf would call valid: 0 .. the highest one known. */
+static struct cpu_map *layout__possible_cpus(const struct topology *topo,
+					     const struct cpu_map *cpus)
+{
+	int i, max = topology__max_cpu(topo);
+	struct cpu_map *map;
+	int *all;
+
+	if (cpus->nr && cpus->map[cpus->nr - 1].cpu >= max)
+		max = cpus->map[cpus->nr - 1].cpu + 1;
+	all = malloc(sizeof(*all) * (size_t)(max > 0 ? max : 1));
+	if (!all)
+		return NULL;
+	for (i = 0; i < max; i++)
+		all[i] = i;
+	map = cpu_map__new_from(all, max);
+	free(all);
+	return map;
+}
+
+/*
+ * One mask of a user spec ("maps" or "affinity" in messages): parsed,
+ * intersected with the recorded CPUs, never empty. 0 or -errno.
+ */
+static int user_mask__parse(const char *list, const char *what, const struct cpu_map *possible,
+			    const struct cpu_map *cpus, struct cpu_map **maskp,
+			    char *err, size_t errlen)
+{
+	struct cpu_map *parsed;
+	int bad_cpu = -1, ret;
+
+	ret = cpu_map__parse_within(list, possible, &parsed, &bad_cpu);
+	if (ret == -ENODEV)
+		return layout_error(err, errlen, -EINVAL,
+				    "Failed to initialize %s thread mask: CPU %d does not exist",
+				    what, bad_cpu);
+	if (ret == -ENOMEM)
+		return layout_error(err, errlen, ret,
+				    "Failed to initialize %s thread mask: out of memory", what);
+	if (ret)
+		return layout_error(err, errlen, -EINVAL,
+				    "Failed to initialize %s thread mask: '%s' is not a CPU list",
+				    what, list);
+	*maskp = cpu_map__intersect(parsed, cpus);
+	cpu_map__put(parsed);
+	if (!*maskp)
+		return layout_error(err, errlen, -ENOMEM,
+				    "Failed to initialize %s thread mask: out of memory", what);
+	if (!(*maskp)->nr) {
+		cpu_map__put(*maskp);
+		*maskp = NULL;
+		return layout_error(err, errlen, -EINVAL, "Empty %s mask: %s", what, list);
+	}
+	return 0;
+}
+
+static bool cpu_maps__intersect(const struct cpu_map *a, const struct cpu_map *b)
+{
+	int i = 0, j = 0;
+
+	while (i < a->nr && j < b->nr) {
+		if (a->map[i].cpu == b->map[j].cpu)
+			return true;
+		if (a->map[i].cpu < b->map[j].cpu)
+			i++;
+		else
+			j++;
+	}
+	return false;
+}
+
+/* Does mask share a CPU with the same mask of a thread already laid out? */
+static bool layout__overlaps(const struct stream_layout *layout, struct cpu_map **masks,
+			     const struct cpu_map *mask)
+{
+	int t;
+
+	for (t = 0; t < layout->nr; t++) {
+		if (cpu_maps__intersect(masks[t], mask))
+			return true;
+	}
+	return false;
+}
+
+/* One "<maps>/<affinity>" element (split in place at its '/'). */
+static int layout__add_user_mask(struct stream_layout *layout, const struct topology *topo,
+				 char *elem, const struct cpu_map *possible,
+				 const struct cpu_map *cpus, char *err, size_t errlen)
+{
+	char *maps_spec = elem, *affinity_spec = strchr(elem, '/');
+	struct cpu_map *maps = NULL, *affinity = NULL;
+	int ret;
+
+	*affinity_spec++ = '\0';
+	ret = user_mask__parse(maps_spec, "maps", possible, cpus, &maps, err, errlen);
+	if (ret)
+		return ret;
+	ret = user_mask__parse(affinity_spec, "affinity", possible, cpus, &affinity, err, errlen);
+	if (ret)
+		goto out_put_maps;
+	ret = -EINVAL;
+	if (layout__overlaps(layout, layout->maps, maps)) {
+		layout_error(err, errlen, ret, "Intersecting maps mask: %s", maps_spec);
+		goto out_put_affinity;
+	}
+	if (layout__overlaps(layout, layout->affinity, affinity)) {
+		layout_error(err, errlen, ret, "Intersecting affinity mask: %s", affinity_spec);
+		goto out_put_affinity;
+	}
+	layout__push(layout, topo, maps, affinity);
+	return 0;
+
+out_put_affinity:
+	cpu_map__put(affinity);
+out_put_maps:
+	cpu_map__put(maps);
+	return ret;
+}
+
+static int layout__fill_user(struct stream_layout *layout, const struct topology *topo,
+			     const char *spec, const struct cpu_map *cpus, char *err, size_t errlen)
+{
+	struct cpu_map *possible;
+	char *copy, *elem, *save;
+	int ret = 0;
+
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	possible = layout__possible_cpus(topo, cpus);
+	if (!possible) {
+		ret = -ENOMEM;
+		goto out_free_copy;
+	}
+	for (elem = strtok_r(copy, ":", &save); elem; elem = strtok_r(NULL, ":", &save)) {
+		ret = layout__add_user_mask(layout, topo, elem, possible, cpus, err, errlen);
+		if (ret)
+			break;
+	}
+	cpu_map__put(possible);
+out_free_copy:
+	free(copy);
+	return ret;
+}
+
+/* Upper bound on the threads of a layout, or -EINVAL (message in err). */
+static int layout__max_threads(const char *spec, int name, const struct topology *topo,
+			       const struct cpu_map *cpus, char *err, size_t errlen)
+{
+	int nr;
+
+	if (name < 0) {
+		nr = user_spec__count(spec);
+		if (nr < 0)
+			return layout_error(err, errlen, nr, "Invalid thread maps or affinity specs");
+		return nr;
+	}
+	if (layout_names[name].kind == LAYOUT_CPU)
+		return cpus->nr;
+	nr = topology__nr_groups(topo, layout_names[name].level);
+	if (nr < 0)
+		return layout_error(err, errlen, nr, "Failed to read the %s groups of the topology",
+				    layout_names[name].name);
+	return nr;
+}
+
+int layout__new(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
+		struct stream_layout **layoutp, char *err, size_t errlen)
+{
+	struct stream_layout *layout;
+	int name, max, ret;
+
+	if (!layoutp)
+		return -EINVAL;
+	*layoutp = NULL;
+	if (!topo || !cpus)
+		return layout_error(err, errlen, -EINVAL, "No topology or CPUs to lay threads out on");
+	if (cpu_map__is_any(cpus))
+		return layout_error(err, errlen, -EINVAL,
+				    "--per-thread option is mutually exclusive to parallel streaming mode.");
+	if (!spec || !*spec)
+		spec = "cpu";
+	name = layout__name_index(spec);
+	max = layout__max_threads(spec, name, topo, cpus, err, errlen);
+	if (max < 0)
+		return max;
+	layout = layout__alloc(max);
+	if (!layout)
+		return layout_error(err, errlen, -ENOMEM, "Failed to allocate thread masks");
+
+	if (name < 0)
+		ret = layout__fill_user(layout, topo, spec, cpus, err, errlen);
+	else if (layout_names[name].kind == LAYOUT_CPU)
+		ret = layout__fill_cpus(layout, topo, cpus);
+	else
+		ret = layout__fill_groups(layout, topo, layout_names[name].level, cpus);
+	if (ret == -ENOMEM)
+		layout_error(err, errlen, ret, "Failed to allocate thread masks");
+	if (!ret && !layout->nr)
+		ret = layout_error(err, errlen, -EINVAL,
+				   "No streaming thread for --threads=%s: no recorded CPU is in its groups",
+				   spec);
+	if (ret) {
+		layout__delete(layout);
+		return ret;
+	}
+	*layoutp = layout;
+	return 0;
+}
+
+int layout__thread_of(const struct stream_layout *layout, struct cpu cpu)
+{
+	int t;
+
+	if (!layout)
+		return -1;
+	for (t = 0; t < layout->nr; t++) {
+		if (cpu_map__has(layout->maps[t], cpu))
+			return t;
+	}
+	return -1;
+}

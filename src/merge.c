@@ -1,0 +1,1412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * merge.c — a perf directory (DIR/data + DIR/data.N, perf record --threads'
+ * layout and precord's staging directory) into one ordinary perf.data.
+ *
+ * Output, written once, front to back, into a temporary file next to the
+ * output that is renamed into place at the end:
+ *
+ *   header | ids | attrs           as in DIR/data (raw attr bytes, its attr_size)
+ *   data section:
+ *     every record of DIR/data's data section, in its order (synthesized
+ *     records, ID_INDEX, FINISHED_INIT, LOST_SAMPLES: none carries a time,
+ *     so perf delivers them as it reads them)
+ *     every kernel record of every data.N, in time order, with a
+ *     FINISHED_ROUND every round_bytes of output
+ *   features                        DIR/data's, without DIR_FORMAT, with
+ *                                   SAMPLE_TIME from the merged samples and
+ *                                   COMPRESSED as the output is
+ *
+ * The merge. Each data.N holds the records of one ring in the order the
+ * kernel wrote them, which is time order except for small inversions (an
+ * interrupt taking its timestamp and writing its record inside another
+ * record's window; a few records apart at most). Each file is one stream
+ * with a reorder window: the next MERGE_WINDOW records, kept sorted by
+ * insertion from the tail (almost always in place), the earliest first. A
+ * binary heap over the streams' earliest records picks the next record to
+ * write: a k-way merge that holds O(files x window) records, never a file.
+ *
+ * FINISHED_ROUND: perf flushes at a marker every queued record up to the
+ * newest time seen before the previous marker, and counts a record older
+ * than what it flushed "out of order". A marker goes out before the first
+ * record past round_bytes of kernel records since the last one. Inversions
+ * the windows absorb leave the output sorted; a record later than that (its
+ * ring held it back by more than MERGE_WINDOW records) is still in order
+ * for perf as long as it is late by less than round_bytes of output, since
+ * everything newer than it was written after the previous marker.
+ *
+ * Time of a record, as perf finds it (evlist__event2evsel,
+ * evsel__parse_sample_timestamp): the evsel comes from the event id at the
+ * first evsel's id position (PERF_SAMPLE_IDENTIFIER: first u64 of a sample,
+ * last of a sample_id trailer; else PERF_SAMPLE_ID's place), the only evsel
+ * when there is one, the first one for id 0 or no id at all; then TIME at
+ * that evsel's position in the sample, or in the sample_id trailer of other
+ * kernel records. User records and records without a time sort as time 0.
+ *
+ * I/O. Input files are mmapped read-only with MADV_SEQUENTIAL (large
+ * read-ahead, no copy into a buffer of ours); consumed ranges are given back
+ * with MADV_DONTNEED every MERGE_RELEASE_STEP bytes, so the resident set
+ * stays bounded however large the files. Records a stream keeps in its
+ * window point into the mapping; records decompressed from COMPRESSED ones
+ * (perf -z: one zstd stream per file) are copied into the stream's arena,
+ * which moves only what the window still needs. Output goes through the
+ * writer (WRITER_WRITE, MERGE_WRITE_BUF staging, pwrite), runs of records
+ * adjacent in one mapping in one call. With comp_level > 0 the kernel
+ * records are compressed into one stream (ZCOMP_MMAP_LEN of whole records
+ * per flush, HEADER_COMPRESSED.mmap_len accordingly); FINISHED_ROUNDs stay
+ * plain, between COMPRESSED records, as perf writes them.
+ *
+ * What reached the disk is what is merged: a file that ends inside a record
+ * (a recording killed with SIGKILL) or holds a record header with size < 8
+ * (an mmap writer's unused, zeroed tail) ends that stream at the last whole
+ * record; the first such cut is described in the message buffer and counted
+ * in the stats. A `data` whose header was never finished (data size 0, no
+ * feature table) is read to its end, and the merged file has no features. AUX area data (PERF_RECORD_AUXTRACE, whose payload lies
+ * outside header.size, and HEADER_AUXTRACE's file offsets) is refused.
+ *
+ * Runs on the calling thread; everything hangs off a struct merge that lives
+ * for one merge__dir() call.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "precord/merge.h"
+#include "precord/header.h"
+#include "precord/compress.h"
+#include "precord/writer.h"
+
+#define MERGE_ROUND_BYTES	(4ULL << 20)	/* default FINISHED_ROUND spacing */
+#define MERGE_WINDOW		64		/* records a stream holds to undo inversions */
+#define MERGE_WRITE_BUF		(4 << 20)	/* the writer's staging buffer */
+#define MERGE_RELEASE_STEP	(8ULL << 20)	/* give consumed input back this often */
+#define MERGE_ARENA_SIZE	(1 << 20)	/* first size of a stream's decompressed arena */
+#define MERGE_DIR_VERSION	1		/* HEADER_DIR_FORMAT of data.N directories */
+#define MERGE_COMP_DEFAULT	1		/* -z without a level */
+#define EXIT_USAGE		129
+
+#define HDR_SIZE		sizeof(struct perf_event_header)
+
+/* Where one attr's records keep their time. */
+struct mattr {
+	int	time_idx;	/* u64 index of TIME in a sample's body, -1: none */
+	int	time_back;	/* TIME is body[n - time_back] in other kernel records, 0: none */
+};
+
+struct id_slot {
+	u64	id;
+	int	attr;		/* -1: empty slot */
+};
+
+/* A record held in a stream's window. */
+struct wrec {
+	u64	time;
+	u64	off;		/* in the file mapping, or in the arena */
+	u32	size;
+	bool	in_arena;
+};
+
+struct mfile {
+	char		name[32];	/* "data.3", for messages */
+	const u8	*map;		/* the whole file, read-only; NULL when empty */
+	u64		map_len;
+	u64		pos;		/* next record */
+	u64		end;		/* end of the records */
+	u64		released;	/* [0, released) given back with MADV_DONTNEED */
+};
+
+struct mstream {
+	int		idx;		/* order among the streams: breaks time ties */
+	struct mfile	file;
+	struct zdecomp	*zd;		/* created at the first COMPRESSED record */
+	u8		*arena;		/* decompressed records */
+	size_t		arena_len, arena_cap, arena_pos;
+	struct wrec	win[MERGE_WINDOW];	/* circular, sorted by time */
+	unsigned int	head, nr;
+};
+
+struct merge {
+	const char		*dir;
+	struct merge_stats	*stats;
+	char			*err;
+	size_t			errlen;
+	int			error;		/* first -errno of a stream; ends the merge */
+	char			note[256];	/* the first stream cut short */
+
+	/* I: from DIR/data, read-only while merging */
+	struct perf_file_header	hdr;
+	struct header_attrs	attrs;
+	struct mattr		*mattrs;
+	struct id_slot		*ids;
+	u64			ids_mask;
+	int			id_pos;		/* u64 index of the id in a sample, -1: none */
+	int			is_pos;		/* the id is body[n - is_pos] elsewhere, -1: none */
+	bool			sample_id_all;
+	struct header_payload	*feats;
+	int			nr_feats;
+	bool			data_unfinished;	/* data size 0, no features: killed */
+
+	struct mstream		data;		/* DIR/data's data section */
+	struct mstream		*streams;	/* the data.N files */
+	int			nr_streams;
+	int			*heap;		/* stream indexes, earliest head first */
+	int			nr_heap;
+
+	/* output */
+	int			fd;
+	struct writer		w;
+	const u8		*run;		/* records adjacent in a mapping, not written yet */
+	size_t			run_len;
+	struct zcomp		*zc;
+	u8			*chunk;		/* kernel records waiting to be compressed */
+	size_t			chunk_len;
+	u64			round_bytes;
+	u64			round_pending;	/* bytes since the last FINISHED_ROUND */
+};
+
+static u64 load_u64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void merge__error(struct merge *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!m->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m->err, m->errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the attrs: which evsel a record belongs to, where its time is ---- */
+
+static int sample_type__count(u64 type, u64 bits)
+{
+	return __builtin_popcountll(type & bits);
+}
+
+static void mattr__init(struct mattr *ma, const struct perf_event_attr *attr)
+{
+	u64 t = attr->sample_type;
+
+	ma->time_idx = -1;
+	ma->time_back = 0;
+	if (!(t & PERF_SAMPLE_TIME))
+		return;
+	ma->time_idx = sample_type__count(t, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+					  PERF_SAMPLE_TID);
+	/* trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
+	if (attr->sample_id_all)
+		ma->time_back = 1 + sample_type__count(t, PERF_SAMPLE_IDENTIFIER |
+						       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+						       PERF_SAMPLE_CPU);
+}
+
+/* perf's __perf_evsel__calc_id_pos() and __perf_evsel__calc_is_pos(). */
+static void merge__id_positions(struct merge *m, u64 t)
+{
+	m->id_pos = -1;
+	m->is_pos = -1;
+	if (t & PERF_SAMPLE_IDENTIFIER) {
+		m->id_pos = 0;
+		m->is_pos = 1;
+	} else if (t & PERF_SAMPLE_ID) {
+		m->id_pos = sample_type__count(t, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
+		m->is_pos = 1 + sample_type__count(t, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
+	}
+}
+
+static u64 id__hash(u64 id)
+{
+	return id * 0x9e3779b97f4a7c15ULL;
+}
+
+static int merge__build_ids(struct merge *m)
+{
+	u64 nr = 0, size = 16, i, j;
+	int a;
+
+	for (a = 0; a < m->attrs.nr; a++)
+		nr += m->attrs.entries[a].nr_ids;
+	while (size < 2 * nr)
+		size *= 2;
+	m->ids = malloc(sizeof(*m->ids) * size);
+	if (!m->ids)
+		return -ENOMEM;
+	for (i = 0; i < size; i++)
+		m->ids[i].attr = -1;
+	m->ids_mask = size - 1;
+	for (a = 0; a < m->attrs.nr; a++) {
+		const struct header_attr *ha = &m->attrs.entries[a];
+
+		for (j = 0; j < ha->nr_ids; j++) {
+			i = id__hash(ha->ids[j]) & m->ids_mask;
+			while (m->ids[i].attr >= 0 && m->ids[i].id != ha->ids[j])
+				i = (i + 1) & m->ids_mask;
+			m->ids[i] = (struct id_slot){ ha->ids[j], a };
+		}
+	}
+	return 0;
+}
+
+static int merge__id2attr(const struct merge *m, u64 id)
+{
+	u64 i = id__hash(id) & m->ids_mask;
+
+	while (m->ids[i].attr >= 0) {
+		if (m->ids[i].id == id)
+			return m->ids[i].attr;
+		i = (i + 1) & m->ids_mask;
+	}
+	return -1;
+}
+
+/* The attr index of a record (evlist__event2evsel()), -1 when unknown. */
+static int merge__attr_of(const struct merge *m, const struct perf_event_header *h,
+			  const u8 *body, u64 n)
+{
+	u64 id;
+
+	if (m->attrs.nr == 1)
+		return 0;
+	if (h->type != PERF_RECORD_SAMPLE && !m->sample_id_all)
+		return 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (m->id_pos < 0)
+			return 0;
+		if ((u64)m->id_pos >= n)
+			return -1;
+		id = load_u64(body + 8 * (u64)m->id_pos);
+	} else {
+		if (m->is_pos < 0)
+			return 0;
+		if ((u64)m->is_pos > n)
+			return -1;
+		id = load_u64(body + 8 * (n - (u64)m->is_pos));
+	}
+	return id ? merge__id2attr(m, id) : 0;
+}
+
+/* A record's time, 0 when it has none (perf delivers those unsorted). */
+static u64 merge__time(const struct merge *m, const u8 *rec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const u8 *body = rec + HDR_SIZE;
+	u64 n = (h->size - HDR_SIZE) / 8;
+	const struct mattr *ma;
+	int a;
+
+	if (h->type >= PERF_RECORD_USER_TYPE_START)
+		return 0;
+	a = merge__attr_of(m, h, body, n);
+	if (a < 0)
+		return 0;
+	ma = &m->mattrs[a];
+	if (h->type == PERF_RECORD_SAMPLE)
+		return ma->time_idx >= 0 && (u64)ma->time_idx < n ?
+		       load_u64(body + 8 * (u64)ma->time_idx) : 0;
+	return ma->time_back && (u64)ma->time_back <= n ?
+	       load_u64(body + 8 * (n - (u64)ma->time_back)) : 0;
+}
+
+/* ---- input files ---- */
+
+static int mfile__open(struct mfile *f, const char *dir, const char *name, char *why, size_t len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, err = 0;
+
+	*f = (struct mfile){ 0 };
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = -errno;
+		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
+		goto out_close;
+	}
+	f->map_len = (u64)st.st_size;
+	f->end = f->map_len;
+	if (f->map_len) {
+		void *p = mmap(NULL, f->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			err = -errno;
+			snprintf(why, len, "cannot map %s: %s", path, strerror(errno));
+			goto out_close;
+		}
+		madvise(p, f->map_len, MADV_SEQUENTIAL);
+		f->map = p;
+	}
+out_close:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static void mfile__close(struct mfile *f)
+{
+	if (f->map)
+		munmap((void *)f->map, f->map_len);
+	f->map = NULL;
+}
+
+/* The stream of f ends at f->pos, before what cannot be read; note the first such cut. */
+static void merge__cut(struct merge *m, struct mfile *f, const char *what)
+{
+	u64 dropped = f->end - f->pos;
+
+	m->stats->nr_cut++;
+	m->stats->bytes_cut += dropped;
+	if (!m->note[0])
+		snprintf(m->note, sizeof(m->note),
+			 "%s %s at offset %llu: kept the records before it, dropped %llu bytes",
+			 f->name, what, (unsigned long long)f->pos, (unsigned long long)dropped);
+	f->end = f->pos;
+}
+
+/* The next whole record of f (a pointer into its mapping), NULL at its end. */
+static const u8 *mfile__next(struct merge *m, struct mfile *f)
+{
+	struct perf_event_header h;
+	const u8 *rec;
+
+	if (f->end - f->pos < HDR_SIZE) {
+		if (f->end != f->pos)
+			merge__cut(m, f, "ends inside a record header");
+		return NULL;
+	}
+	memcpy(&h, f->map + f->pos, sizeof(h));
+	if (h.size < HDR_SIZE) {
+		merge__cut(m, f, h.size ? "has a record of size < 8" : "has a record of size 0");
+		return NULL;
+	}
+	if (h.size > f->end - f->pos) {
+		merge__cut(m, f, "ends inside a record");
+		return NULL;
+	}
+	rec = f->map + f->pos;
+	f->pos += h.size;
+	return rec;
+}
+
+/* ---- streams: a file, its decompressor, its reorder window ---- */
+
+static const u8 *wrec__data(const struct mstream *s, const struct wrec *r)
+{
+	return r->in_arena ? s->arena + r->off : s->file.map + r->off;
+}
+
+static struct wrec *mstream__at(struct mstream *s, unsigned int i)
+{
+	return &s->win[(s->head + i) % MERGE_WINDOW];
+}
+
+/* The lowest arena offset still needed: the window's and what is unread. */
+static size_t mstream__arena_keep(struct mstream *s)
+{
+	size_t keep = s->arena_pos;
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		struct wrec *r = mstream__at(s, i);
+
+		if (r->in_arena && r->off < keep)
+			keep = (size_t)r->off;
+	}
+	return keep;
+}
+
+/* Room for len more bytes at the arena's end: drop what nobody needs, then grow. */
+static int mstream__arena_reserve(struct mstream *s, size_t len)
+{
+	size_t keep, cap;
+	unsigned int i;
+	u8 *p;
+
+	if (s->arena_cap - s->arena_len >= len)
+		return 0;
+	keep = mstream__arena_keep(s);
+	if (keep) {
+		memmove(s->arena, s->arena + keep, s->arena_len - keep);
+		s->arena_len -= keep;
+		s->arena_pos -= keep;
+		for (i = 0; i < s->nr; i++)
+			if (mstream__at(s, i)->in_arena)
+				mstream__at(s, i)->off -= keep;
+	}
+	if (s->arena_cap - s->arena_len >= len)
+		return 0;
+	cap = s->arena_cap ? s->arena_cap : MERGE_ARENA_SIZE;
+	while (cap - s->arena_len < len)
+		cap *= 2;
+	p = realloc(s->arena, cap);
+	if (!p)
+		return -ENOMEM;
+	s->arena = p;
+	s->arena_cap = cap;
+	return 0;
+}
+
+/* Decompress one COMPRESSED record into the arena. */
+static int mstream__inflate(struct merge *m, struct mstream *s, const u8 *rec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const void *p;
+	size_t len;
+	int err;
+
+	if (!s->zd) {
+		s->zd = zdecomp__new();
+		if (!s->zd)
+			return -ENOMEM;
+	}
+	err = zdecomp__feed(s->zd, rec, h->size);
+	if (err) {
+		merge__error(m, "%s/%s: cannot decompress the record at offset %llu: %s",
+			     m->dir, s->file.name,
+			     (unsigned long long)(rec - s->file.map), strerror(-err));
+		return err;
+	}
+	p = zdecomp__pending(s->zd, &len);
+	err = mstream__arena_reserve(s, len);
+	if (err)
+		return err;
+	memcpy(s->arena + s->arena_len, p, len);
+	s->arena_len += len;
+	zdecomp__consume(s->zd, len);
+	return 0;
+}
+
+/* The next record from the arena (decompressed), if any; false when it is empty. */
+static bool mstream__arena_next(struct mstream *s, struct wrec *r)
+{
+	struct perf_event_header h;
+
+	if (s->arena_pos == s->arena_len)
+		return false;
+	memcpy(&h, s->arena + s->arena_pos, sizeof(h));
+	*r = (struct wrec){ .off = s->arena_pos, .size = h.size, .in_arena = true };
+	s->arena_pos += h.size;
+	return true;
+}
+
+static int mstream__refuse_aux(struct merge *m, struct mstream *s)
+{
+	merge__error(m, "%s/%s holds AUX area data (PERF_RECORD_AUXTRACE), which precord "
+		     "cannot merge; read the directory with perf", m->dir, s->file.name);
+	return -ENOTSUP;
+}
+
+/*
+ * The next record of the stream in file order: 1 and *r, 0 at its end, or
+ * -errno. COMPRESSED records are opened, FINISHED_ROUNDs dropped (the merge
+ * writes its own).
+ */
+static int mstream__read(struct merge *m, struct mstream *s, struct wrec *r)
+{
+	const u8 *rec;
+	int err;
+
+	for (;;) {
+		if (mstream__arena_next(s, r))
+			break;
+		rec = mfile__next(m, &s->file);
+		if (!rec) {
+			if (s->zd && zdecomp__partial(s->zd))
+				m->stats->bytes_cut += zdecomp__partial(s->zd);
+			return 0;
+		}
+		m->stats->bytes_in += ((const struct perf_event_header *)rec)->size;
+		switch (((const struct perf_event_header *)rec)->type) {
+		case PERF_RECORD_COMPRESSED:
+			err = mstream__inflate(m, s, rec);
+			if (err)
+				return err;
+			continue;
+		case PERF_RECORD_FINISHED_ROUND:
+			continue;
+		case PERF_RECORD_AUXTRACE:
+			return mstream__refuse_aux(m, s);
+		default:
+			*r = (struct wrec){
+				.off = (u64)(rec - s->file.map),
+				.size = ((const struct perf_event_header *)rec)->size,
+			};
+			break;
+		}
+		break;
+	}
+	r->time = merge__time(m, wrec__data(s, r));
+	return 1;
+}
+
+/* Insert from the tail: kernel order is nearly time order, so this rarely moves anything. */
+static void mstream__insert(struct mstream *s, const struct wrec *r)
+{
+	unsigned int i = s->nr;
+
+	while (i > 0 && mstream__at(s, i - 1)->time > r->time) {
+		*mstream__at(s, i) = *mstream__at(s, i - 1);
+		i--;
+	}
+	*mstream__at(s, i) = *r;
+	s->nr++;
+}
+
+static int mstream__fill(struct merge *m, struct mstream *s)
+{
+	struct wrec r;
+	int ret;
+
+	while (s->nr < MERGE_WINDOW) {
+		ret = mstream__read(m, s, &r);
+		if (ret <= 0)
+			return ret;
+		mstream__insert(s, &r);
+	}
+	return 0;
+}
+
+static struct wrec mstream__pop(struct mstream *s)
+{
+	struct wrec r = s->win[s->head];
+
+	s->head = (s->head + 1) % MERGE_WINDOW;
+	s->nr--;
+	return r;
+}
+
+static void mstream__exit(struct mstream *s)
+{
+	mfile__close(&s->file);
+	zdecomp__delete(s->zd);
+	free(s->arena);
+	*s = (struct mstream){ 0 };
+}
+
+/* ---- output ---- */
+
+static int merge__flush_run(struct merge *m)
+{
+	int err = 0;
+
+	if (m->run_len)
+		err = writer__write(&m->w, m->run, m->run_len);
+	m->run = NULL;
+	m->run_len = 0;
+	return err;
+}
+
+/* Write bytes that stay mapped until the end (a file mapping): joined to the run when adjacent. */
+static int merge__put_mapped(struct merge *m, const u8 *p, size_t len)
+{
+	int err;
+
+	if (m->run && m->run + m->run_len == p) {
+		m->run_len += len;
+		return 0;
+	}
+	err = merge__flush_run(m);
+	m->run = p;
+	m->run_len = len;
+	return err;
+}
+
+/* Write bytes that may move (an arena, the stack): at once. */
+static int merge__put_copy(struct merge *m, const void *p, size_t len)
+{
+	int err = merge__flush_run(m);
+
+	return err ? err : writer__write(&m->w, p, len);
+}
+
+static int merge__emit_compressed(void *ctx, const void *record, size_t size)
+{
+	struct merge *m = ctx;
+
+	return writer__write(&m->w, record, size);
+}
+
+static int merge__flush_chunk(struct merge *m)
+{
+	int err;
+
+	if (!m->chunk_len)
+		return 0;
+	err = merge__flush_run(m);
+	if (!err)
+		err = zcomp__compress(m->zc, m->chunk, m->chunk_len, merge__emit_compressed, m);
+	m->chunk_len = 0;
+	return err;
+}
+
+static int merge__put_compressed(struct merge *m, const u8 *p, size_t len)
+{
+	int err;
+
+	if (m->chunk_len + len > ZCOMP_MMAP_LEN) {
+		err = merge__flush_chunk(m);
+		if (err)
+			return err;
+	}
+	memcpy(m->chunk + m->chunk_len, p, len);
+	m->chunk_len += len;
+	return 0;
+}
+
+static int merge__put(struct merge *m, const struct mstream *s, const struct wrec *r,
+		      bool compress)
+{
+	const u8 *p = wrec__data(s, r);
+
+	if (compress)
+		return merge__put_compressed(m, p, r->size);
+	if (r->in_arena)
+		return merge__put_copy(m, p, r->size);
+	return merge__put_mapped(m, p, r->size);
+}
+
+static void merge__count(struct merge *m, const u8 *rec, u64 time)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	struct merge_stats *st = m->stats;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		st->samples++;
+		if (time && (!st->first_time || time < st->first_time))
+			st->first_time = time;
+		if (time > st->last_time)
+			st->last_time = time;
+		break;
+	case PERF_RECORD_LOST:
+		st->lost_records++;
+		if (h->size >= HDR_SIZE + 16)
+			st->lost += load_u64(rec + HDR_SIZE + 8);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size >= HDR_SIZE + 8)
+			st->lost_samples += load_u64(rec + HDR_SIZE);
+		break;
+	}
+}
+
+static int merge__write_round(struct merge *m)
+{
+	static const struct perf_event_header round = {
+		.type = PERF_RECORD_FINISHED_ROUND,
+		.size = HDR_SIZE,
+	};
+	int err = m->zc ? merge__flush_chunk(m) : 0;
+
+	if (!err)
+		err = merge__put_copy(m, &round, sizeof(round));
+	m->round_pending = 0;
+	m->stats->rounds++;
+	return err;
+}
+
+static int merge__put_kernel(struct merge *m, const struct mstream *s, const struct wrec *r)
+{
+	int err = 0;
+
+	if (m->round_pending >= m->round_bytes)
+		err = merge__write_round(m);
+	if (!err)
+		err = merge__put(m, s, r, m->zc != NULL);
+	if (err)
+		return err;
+	m->round_pending += r->size;
+	m->stats->records++;
+	merge__count(m, wrec__data(s, r), r->time);
+	return 0;
+}
+
+/* ---- the merge ---- */
+
+static bool heap__less(const struct merge *m, int a, int b)
+{
+	const struct mstream *sa = &m->streams[a], *sb = &m->streams[b];
+	u64 ta = sa->win[sa->head].time, tb = sb->win[sb->head].time;
+
+	return ta < tb || (ta == tb && sa->idx < sb->idx);
+}
+
+static void heap__swap(struct merge *m, int i, int j)
+{
+	int t = m->heap[i];
+
+	m->heap[i] = m->heap[j];
+	m->heap[j] = t;
+}
+
+static void heap__down(struct merge *m, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, min = i;
+
+		if (l < m->nr_heap && heap__less(m, m->heap[l], m->heap[min]))
+			min = l;
+		if (r < m->nr_heap && heap__less(m, m->heap[r], m->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		heap__swap(m, i, min);
+		i = min;
+	}
+}
+
+static void heap__build(struct merge *m)
+{
+	int i;
+
+	for (i = m->nr_heap / 2 - 1; i >= 0; i--)
+		heap__down(m, i);
+}
+
+/* Give back the input a stream is done with (its window keeps what it needs). */
+static int merge__release(struct merge *m, struct mstream *s)
+{
+	struct mfile *f = &s->file;
+	u64 low = f->pos, page = (u64)sysconf(_SC_PAGESIZE);
+	unsigned int i;
+	int err;
+
+	if (low - f->released < MERGE_RELEASE_STEP)
+		return 0;
+	for (i = 0; i < s->nr; i++) {
+		struct wrec *r = mstream__at(s, i);
+
+		if (!r->in_arena && r->off < low)
+			low = r->off;
+	}
+	low &= ~(page - 1);
+	if (low <= f->released)
+		return 0;
+	err = merge__flush_run(m);	/* the run may point below low */
+	if (err)
+		return err;
+	madvise((void *)(f->map + f->released), low - f->released, MADV_DONTNEED);
+	f->released = low;
+	return 0;
+}
+
+/* One record out of the earliest stream; refill it and restore the heap. */
+static int merge__step(struct merge *m)
+{
+	struct mstream *s = &m->streams[m->heap[0]];
+	struct wrec r = mstream__pop(s);
+	int err = merge__put_kernel(m, s, &r);
+
+	if (!err)
+		err = mstream__fill(m, s);
+	if (!err)
+		err = merge__release(m, s);
+	if (err)
+		return err;
+	if (!s->nr)
+		m->heap[0] = m->heap[--m->nr_heap];
+	heap__down(m, 0);
+	return 0;
+}
+
+static int merge__kernel_records(struct merge *m)
+{
+	int i, err;
+
+	for (i = 0; i < m->nr_streams; i++) {
+		err = mstream__fill(m, &m->streams[i]);
+		if (err)
+			return err;
+		if (m->streams[i].nr)
+			m->heap[m->nr_heap++] = i;
+	}
+	heap__build(m);
+	while (m->nr_heap) {
+		err = merge__step(m);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* DIR/data's records, in file order, plain. */
+static int merge__data_records(struct merge *m)
+{
+	struct mstream *s = &m->data;
+	struct wrec r;
+	int ret;
+
+	while ((ret = mstream__read(m, s, &r)) > 0) {
+		ret = merge__put(m, s, &r, false);
+		if (ret)
+			return ret;
+		m->stats->data_records++;
+		merge__count(m, wrec__data(s, &r), 0);
+	}
+	return ret;
+}
+
+/* ---- DIR/data: header, attrs, features ---- */
+
+static int merge__check_feats(struct merge *m)
+{
+	int i;
+
+	for (i = 0; i < m->nr_feats; i++) {
+		const struct header_payload *p = &m->feats[i];
+
+		if (p->feat == HEADER_AUXTRACE) {
+			merge__error(m, "%s/data has an AUX area index (HEADER_AUXTRACE), which "
+				     "precord cannot merge; read the directory with perf", m->dir);
+			return -ENOTSUP;
+		}
+		if (p->feat == HEADER_DIR_FORMAT && p->size >= 8 &&
+		    load_u64(p->data) > MERGE_DIR_VERSION) {
+			merge__error(m, "%s has directory format version %llu; this precord "
+				     "reads version %d", m->dir,
+				     (unsigned long long)load_u64(p->data), MERGE_DIR_VERSION);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+static int merge__read_attrs(struct merge *m, int fd)
+{
+	int i, err = header__read_attrs(fd, &m->hdr, &m->attrs);
+
+	if (err)
+		return err;
+	if (!m->attrs.nr)
+		return -EINVAL;
+	m->mattrs = calloc((size_t)m->attrs.nr, sizeof(*m->mattrs));
+	if (!m->mattrs)
+		return -ENOMEM;
+	for (i = 0; i < m->attrs.nr; i++)
+		mattr__init(&m->mattrs[i], &m->attrs.entries[i].attr);
+	merge__id_positions(m, m->attrs.entries[0].attr.sample_type);
+	m->sample_id_all = m->attrs.entries[0].attr.sample_id_all;
+	return merge__build_ids(m);
+}
+
+/*
+ * A header never finished (the recorder was killed) says data size 0, with
+ * no feature bits (precord) or with bits whose table was never written
+ * (perf: it sets them when it opens the file). A finished file with an
+ * empty data section has its table there, the first payload right after it.
+ */
+static bool merge__data_unfinished(const struct merge *m, int fd)
+{
+	struct perf_file_section sec;
+	int bit, nr = 0, first = -1;
+
+	if (m->hdr.data.size)
+		return false;
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
+		if (!header__has_feat(&m->hdr, bit))
+			continue;
+		nr++;
+		if (first < 0)
+			first = bit;
+	}
+	if (!nr)
+		return true;
+	return header__feat_section(fd, &m->hdr, first, &sec) ||
+	       sec.offset != m->hdr.data.offset + sizeof(sec) * (u64)nr;
+}
+
+/* The data section of DIR/data; an unfinished one runs to the end of the file. */
+static int merge__data_section(struct merge *m)
+{
+	struct mfile *f = &m->data.file;
+	u64 off = m->hdr.data.offset, size = m->hdr.data.size;
+
+	if (off > f->map_len || size > f->map_len - off)
+		return -EINVAL;
+	if (m->data_unfinished)
+		size = f->map_len - off;
+	f->pos = off;
+	f->end = off + size;
+	return 0;
+}
+
+static int merge__open_data(struct merge *m)
+{
+	char path[PATH_MAX], why[PATH_MAX + 64];
+	const char *what = "cannot read the perf.data header";
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/data", m->dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		merge__error(m, "cannot open %s: %s%s", path, strerror(errno),
+			     errno == ENOENT ? " (not a perf directory?)" : "");
+		return err;
+	}
+	err = header__read(fd, &m->hdr);
+	if (!err) {
+		what = "cannot read the attrs";
+		err = merge__read_attrs(m, fd);
+	}
+	if (!err) {
+		what = "cannot read the feature sections";
+		m->data_unfinished = merge__data_unfinished(m, fd);
+		if (!m->data_unfinished)
+			err = header__read_payloads(fd, &m->hdr, &m->feats, &m->nr_feats);
+	}
+	close(fd);
+	if (!err)
+		err = merge__check_feats(m);
+	if (err) {
+		if (err != -ENOTSUP)
+			merge__error(m, "%s: %s: %s", path, what,
+				     err == -EINVAL ? "not a valid perf.data file" : strerror(-err));
+		return err;
+	}
+	err = mfile__open(&m->data.file, m->dir, "data", why, sizeof(why));
+	if (!err)
+		err = merge__data_section(m);
+	if (err)
+		merge__error(m, "%s", err == -EINVAL ? "data section out of the file" : why);
+	return err;
+}
+
+/* ---- the data.N files ---- */
+
+/* N of "data.N", -1 for other names. */
+static long data_file__index(const char *name)
+{
+	char *end;
+	long n;
+
+	if (strncmp(name, "data.", 5) || name[5] < '0' || name[5] > '9')
+		return -1;
+	n = strtol(name + 5, &end, 10);
+	return *end || n < 0 || n >= INT_MAX ? -1 : n;
+}
+
+static int long__cmp(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The N of every data.N in dir, sorted. */
+static int merge__list_files(struct merge *m, long **idxp, int *nrp)
+{
+	DIR *d = opendir(m->dir);
+	long *idx = NULL, *tmp, n;
+	struct dirent *e;
+	int nr = 0, err;
+
+	if (!d) {
+		err = -errno;
+		merge__error(m, "cannot open directory %s: %s", m->dir, strerror(errno));
+		return err;
+	}
+	while ((e = readdir(d))) {
+		n = data_file__index(e->d_name);
+		if (n < 0)
+			continue;
+		tmp = realloc(idx, sizeof(*idx) * (size_t)(nr + 1));
+		if (!tmp) {
+			free(idx);
+			closedir(d);
+			return -ENOMEM;
+		}
+		idx = tmp;
+		idx[nr++] = n;
+	}
+	closedir(d);
+	if (nr)
+		qsort(idx, (size_t)nr, sizeof(*idx), long__cmp);
+	*idxp = idx;
+	*nrp = nr;
+	return 0;
+}
+
+static int merge__open_streams(struct merge *m)
+{
+	char name[32], why[PATH_MAX + 64];
+	long *idx = NULL;
+	int nr = 0, i, err = merge__list_files(m, &idx, &nr);
+
+	if (err)
+		return err;
+	m->streams = calloc((size_t)(nr ? nr : 1), sizeof(*m->streams));
+	m->heap = calloc((size_t)(nr ? nr : 1), sizeof(*m->heap));
+	if (!m->streams || !m->heap) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "data.%ld", idx[i]);
+		err = mfile__open(&m->streams[i].file, m->dir, name, why, sizeof(why));
+		if (err) {
+			merge__error(m, "%s", why);
+			break;
+		}
+		m->streams[i].idx = i;
+		m->nr_streams = i + 1;
+	}
+	free(idx);
+	m->stats->nr_files = m->nr_streams;
+	return err;
+}
+
+/* ---- the output file ---- */
+
+static int merge__open_output(struct merge *m, const char *out, char *tmp, size_t len)
+{
+	if (snprintf(tmp, len, "%s.XXXXXX", out) >= (int)len) {
+		merge__error(m, "the output name '%s' is too long", out);
+		return -ENAMETOOLONG;
+	}
+	m->fd = mkstemp(tmp);
+	if (m->fd < 0) {
+		int err = -errno;
+
+		merge__error(m, "cannot create %s: %s", tmp, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+static int merge__start_output(struct merge *m, int comp_level, u64 *data_offset)
+{
+	int err = header__write_start_raw(m->fd, &m->attrs, data_offset);
+
+	if (!err)
+		err = writer__open_size(&m->w, WRITER_WRITE, m->fd, *data_offset, MERGE_WRITE_BUF);
+	if (err || comp_level <= 0)
+		return err;
+	m->zc = zcomp__new(comp_level);
+	if (!m->zc)
+		return errno ? -errno : -ENOMEM;
+	m->chunk = malloc(ZCOMP_MMAP_LEN);
+	return m->chunk ? 0 : -ENOMEM;
+}
+
+/* HEADER_COMPRESSED as perf record writes it: version, type (zstd), level, ratio, mmap_len. */
+static void merge__comp_payload(const struct merge *m, int level, u32 out[5])
+{
+	out[0] = 0;
+	out[1] = 1;
+	out[2] = (u32)level;
+	out[3] = zcomp__ratio(zcomp__bytes_in(m->zc), zcomp__bytes_out(m->zc));
+	out[4] = ZCOMP_MMAP_LEN;
+}
+
+/*
+ * DIR/data's features for the merged file: DIR_FORMAT dropped, SAMPLE_TIME
+ * from the merged samples, COMPRESSED as the output is.
+ */
+static int merge__features(struct merge *m, int level, struct header_payload *out,
+			   u64 sample_time[2], u32 comp[5])
+{
+	int i, n = 0;
+
+	for (i = 0; i < m->nr_feats; i++) {
+		struct header_payload p = m->feats[i];
+
+		if (p.feat == HEADER_DIR_FORMAT || p.feat == HEADER_COMPRESSED)
+			continue;
+		if (p.feat == HEADER_SAMPLE_TIME && m->stats->samples) {
+			sample_time[0] = m->stats->first_time;
+			sample_time[1] = m->stats->last_time;
+			p.data = sample_time;
+			p.size = 2 * sizeof(u64);
+		}
+		out[n++] = p;
+	}
+	if (m->zc) {
+		merge__comp_payload(m, level, comp);
+		out[n++] = (struct header_payload){ HEADER_COMPRESSED, comp, 5 * sizeof(u32) };
+	}
+	return n;
+}
+
+static int merge__finish_output(struct merge *m, int level, u64 data_offset)
+{
+	struct header_payload *feats;
+	u64 sample_time[2];
+	u32 comp[5];
+	struct stat st;
+	int nr, err;
+
+	err = m->zc ? merge__flush_chunk(m) : 0;
+	if (!err)
+		err = merge__flush_run(m);
+	writer__close(&m->w);
+	if (!err)
+		err = m->w.error;
+	if (err)
+		return err;
+	feats = calloc((size_t)m->nr_feats + 1, sizeof(*feats));
+	if (!feats)
+		return -ENOMEM;
+	nr = merge__features(m, level, feats, sample_time, comp);
+	err = header__write_end_raw(m->fd, &m->attrs, data_offset, m->w.bytes, feats, nr);
+	free(feats);
+	if (!err && fstat(m->fd, &st) < 0)
+		err = -errno;
+	if (!err)
+		m->stats->bytes_out = (u64)st.st_size;
+	return err;
+}
+
+static void merge__exit(struct merge *m)
+{
+	int i;
+
+	for (i = 0; i < m->nr_streams; i++)
+		mstream__exit(&m->streams[i]);
+	mstream__exit(&m->data);
+	free(m->streams);
+	free(m->heap);
+	free(m->mattrs);
+	free(m->ids);
+	header_attrs__exit(&m->attrs);
+	header_payloads__free(m->feats, m->nr_feats);
+	zcomp__delete(m->zc);
+	free(m->chunk);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int merge__run(struct merge *m, const char *out, const struct merge_opts *opts)
+{
+	char tmp[PATH_MAX];
+	u64 data_offset;
+	int err;
+
+	err = merge__open_data(m);
+	if (!err)
+		err = merge__open_streams(m);
+	if (!err)
+		err = merge__open_output(m, out, tmp, sizeof(tmp));
+	if (err)
+		return err;
+	err = merge__start_output(m, opts->comp_level, &data_offset);
+	if (!err)
+		err = merge__data_records(m);
+	if (!err)
+		err = merge__kernel_records(m);
+	if (!err)
+		err = merge__finish_output(m, opts->comp_level, data_offset);
+	writer__close(&m->w);
+	if (close(m->fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, out) < 0) {
+		err = -errno;
+		merge__error(m, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+	}
+	if (err) {
+		unlink(tmp);
+		if (m->errlen && !m->err[0])
+			merge__error(m, "cannot merge %s into %s: %s", m->dir, out, strerror(-err));
+	}
+	return err;
+}
+
+int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
+	       struct merge_stats *stats, char *err, size_t errlen)
+{
+	static const struct merge_opts defaults;
+	struct merge_stats local;
+	struct merge m = {
+		.dir = dir, .err = err, .errlen = err ? errlen : 0, .fd = -1,
+	};
+	double start = now_seconds();
+	int ret;
+
+	if (!opts)
+		opts = &defaults;
+	m.stats = stats ? stats : &local;
+	*m.stats = (struct merge_stats){ 0 };
+	m.round_bytes = opts->round_bytes ? opts->round_bytes : MERGE_ROUND_BYTES;
+	if (m.errlen)
+		err[0] = '\0';
+	if (opts->comp_level < 0 || opts->comp_level > ZCOMP_LEVEL_MAX) {
+		merge__error(&m, "compression level %d is out of range (%d-%d)",
+			     opts->comp_level, ZCOMP_LEVEL_MIN, ZCOMP_LEVEL_MAX);
+		return -EINVAL;
+	}
+	ret = merge__run(&m, out_path, opts);
+	if (!ret && m.note[0] && m.errlen)
+		snprintf(err, errlen, "%s", m.note);
+	merge__exit(&m);
+	m.stats->seconds = now_seconds() - start;
+	return ret;
+}
+
+/* ---- precord merge ---- */
+
+static void merge__usage(FILE *fp)
+{
+	fputs("\n usage: precord merge DIR [-o FILE] [-q] [-z[=N]]\n\n"
+	      "    Turn a perf directory (perf record --threads, or the DIR.staging a\n"
+	      "    killed precord leaves) into one time-ordered perf.data.\n\n"
+	      "    -o, --output <file>   output file (default: DIR without its \".staging\"\n"
+	      "                          suffix when it has one, else DIR.data)\n"
+	      "    -q, --quiet           do not print the summary\n"
+	      "    -z, --compression-level[=<n>]\n"
+	      "                          compress the kernel records with zstd level n\n"
+	      "                          (1-22, default 1)\n\n", fp);
+}
+
+/* DIR without a trailing "/" and ".staging", or DIR.data. */
+static int merge__default_output(const char *dir, char *buf, size_t len)
+{
+	static const char suffix[] = ".staging";
+	size_t n = strlen(dir), s = sizeof(suffix) - 1;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n > s && !memcmp(dir + n - s, suffix, s) && dir[n - s - 1] != '/')
+		return snprintf(buf, len, "%.*s", (int)(n - s), dir) >= (int)len ? -ENAMETOOLONG : 0;
+	return snprintf(buf, len, "%.*s.data", (int)n, dir) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+static int comp_level__parse(const char *arg, int *level)
+{
+	char *end;
+	long v;
+
+	if (!arg) {
+		*level = MERGE_COMP_DEFAULT;
+		return 0;
+	}
+	if (*arg == '=')
+		arg++;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || v < ZCOMP_LEVEL_MIN || v > ZCOMP_LEVEL_MAX)
+		return -EINVAL;
+	*level = (int)v;
+	return 0;
+}
+
+struct merge_args {
+	const char		*dir;
+	const char		*out;
+	struct merge_opts	opts;
+};
+
+static int merge_args__parse(struct merge_args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output",		required_argument,	NULL, 'o' },
+		{ "quiet",		no_argument,		NULL, 'q' },
+		{ "compression-level",	optional_argument,	NULL, 'z' },
+		{ "help",		no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:qz::h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'q':
+			a->opts.quiet = true;
+			break;
+		case 'z':
+			if (comp_level__parse(optarg, &a->opts.comp_level)) {
+				fprintf(stderr, "precord: bad compression level '%s' (1-22)\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			merge__usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, "precord: unknown option '%s' (precord merge -h "
+				"lists them)\n", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "precord: %s\n", optind < argc ?
+			"one directory at a time (precord merge DIR [-o FILE])" :
+			"which directory? (precord merge DIR [-o FILE])");
+		return -EINVAL;
+	}
+	a->dir = argv[optind];
+	return 0;
+}
+
+static void merge__summary(const char *out, const struct merge_stats *st)
+{
+	fprintf(stderr, "[ precord: Merged %d files, %llu records into %s (%.3f MB, %.3f s) ]\n",
+		st->nr_files, (unsigned long long)(st->records + st->data_records), out,
+		(double)st->bytes_out / 1048576.0, st->seconds);
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge_args a = { 0 };
+	struct merge_stats st;
+	char out[PATH_MAX], msg[PATH_MAX + 128];
+	struct stat sb;
+	int err = merge_args__parse(&a, argc, argv);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	if (stat(a.dir, &sb) < 0) {
+		fprintf(stderr, "precord: cannot open %s: %s\n", a.dir, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "precord: %s is not a directory (a perf.data file needs "
+			"no merge)\n", a.dir);
+		return 1;
+	}
+	if (a.out)
+		snprintf(out, sizeof(out), "%s", a.out);
+	else if (merge__default_output(a.dir, out, sizeof(out))) {
+		fprintf(stderr, "precord: the directory name is too long; give -o FILE\n");
+		return 1;
+	}
+	err = merge__dir(a.dir, out, &a.opts, &st, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
+		return 1;
+	}
+	if (msg[0])
+		fprintf(stderr, "precord: warning: %s\n", msg);
+	if (!a.opts.quiet)
+		merge__summary(out, &st);
+	return 0;
+}

@@ -1,0 +1,134 @@
+#!/bin/bash
+# precord merge on directories stock perf writes (perf record --threads):
+# the merged perf.data holds exactly the directory's records (perf report
+# --stats totals, perf script lines and text), perf reads it with nothing on
+# stderr (no "out of order events"), DIR_FORMAT is gone, FINISHED_ROUNDs are
+# there; -z in and out; a directory left by a perf killed with SIGKILL.
+# Last, merge speed on a 200+ MB directory against dd on the same disk.
+. "$(dirname "$0")/../lib.sh"
+ensure_tracefs
+
+"$PRECORD" merge -h 2>&1 | grep -q 'usage: precord merge' ||
+	fail "'$PRECORD merge' is not there (cmd_merge is not wired into main.c)"
+
+# stats_of FILE: perf report --stats counts by record type, without the
+# records a merge adds or removes (FINISHED_ROUND, COMPRESSED) and percentages.
+stats_of() {
+	perf report --stats -i "$1" 2>/dev/null | grep 'events:' |
+		grep -Ev 'TOTAL|FINISHED_ROUND|COMPRESSED' | sed 's/ *(.*//'
+}
+
+rounds_of() {
+	perf report --stats -i "$1" 2>/dev/null |
+		sed -n 's/ *FINISHED_ROUND events: *\([0-9]*\).*/\1/p'
+}
+
+# merge_and_compare NAME DIR [merge options...]: merge DIR into DIR.data,
+# compare. perf script prints FIELDS (ip,sym: with the call chains).
+FIELDS=comm,tid,time,event,ip,sym
+merge_and_compare() {
+	local name=$1 dir=$2 out=$2.data
+	shift 2
+	"$PRECORD" merge "$dir" -o "$out" "$@" 2>"$T/$name.merge" ||
+		{ cat "$T/$name.merge"; fail "$name: precord merge failed"; }
+	grep -q "Merged .* records into $out" "$T/$name.merge" ||
+		{ cat "$T/$name.merge"; fail "$name: no summary line"; }
+	note "$name: $(cat "$T/$name.merge")"
+
+	perf_clean "$T/$name.st" "$T/$name.st.err" -- report --stats -i "$out"
+	diff <(stats_of "$dir") <(stats_of "$out") >"$T/$name.diff" ||
+		{ cat "$T/$name.diff"; fail "$name: perf report --stats differ (< dir, > merged)"; }
+	grep -q 'SAMPLE events' "$T/$name.st" || fail "$name: no samples"
+
+	perf script -i "$dir" -F $FIELDS >"$T/$name.ds" 2>/dev/null ||
+		fail "$name: perf script failed on the directory"
+	perf_clean "$T/$name.ms" "$T/$name.ms.err" -- script -i "$out" -F $FIELDS
+	[ "$(wc -l <"$T/$name.ds")" -eq "$(wc -l <"$T/$name.ms")" ] ||
+		fail "$name: perf script printed $(wc -l <"$T/$name.ds") lines on the directory, $(wc -l <"$T/$name.ms") on the merged file"
+	# Records with the same time may come in another order: compare sorted.
+	cmp -s <(sort "$T/$name.ds") <(sort "$T/$name.ms") ||
+		fail "$name: perf script prints other records for the merged file"
+	# perf prints events in time order: so must the merged file hold them.
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0;
+		if (t < last) bad++; last = t; break } } END { exit bad > 0 }' "$T/$name.ms" ||
+		fail "$name: perf script times go backwards"
+
+	perf report --header-only -i "$out" >"$T/$name.hdr" 2>&1
+	grep -q 'directory data version' "$T/$name.hdr" && fail "$name: DIR_FORMAT is still there"
+	local size=$(stat -c %s "$out") rounds=$(rounds_of "$out")
+	note "$name: $(wc -l <"$T/$name.ms") perf script lines, ${rounds:-0} FINISHED_ROUNDs, $size bytes"
+	if [ "$size" -gt $((9 * 1024 * 1024)) ]; then
+		[ "${rounds:-0}" -ge 2 ] || fail "$name: $size bytes and ${rounds:-0} FINISHED_ROUNDs"
+	fi
+}
+
+quiet_perf() {	# perf record ... quietly, failing the test if it fails
+	perf "$@" >"$T/perf.out" 2>&1 || { cat "$T/perf.out"; fail "perf $*"; }
+}
+
+# 1. System-wide, a tracepoint and cpu-clock, one data.N per CPU.
+quiet_perf record --threads -a -e cpu-clock,sched:sched_switch -o "$T/sys" -- sleep 1
+grep -q 'directory data version : 1' <(perf report --header-only -i "$T/sys" 2>&1) ||
+	fail "perf did not write a directory"
+FIELDS=comm,tid,cpu,time,event,ip,sym merge_and_compare sys "$T/sys"
+
+# 2. A workload with call graphs, per-CPU threads.
+quiet_perf record --threads=cpu -F 10000 -g -o "$T/mm" -- "$MATMUL" -t 2 -n 300 -r 5
+merge_and_compare matmul "$T/mm"
+perf_clean "$T/mm.rep" "$T/mm.rep.err" -- report --stdio -i "$T/mm.data" -g none --sort comm,dso,sym
+perf report --stdio -i "$T/mm" -g none --sort comm,dso,sym >"$T/mm.drep" 2>/dev/null
+diff <(grep -v '^#' "$T/mm.drep") <(grep -v '^#' "$T/mm.rep") >/dev/null ||
+	fail "matmul: perf report differs between the directory and the merged file"
+
+# 3. perf -z: one zstd stream per data.N in; plain out, then compressed out.
+quiet_perf record --threads -z -a -e cpu-clock,sched:sched_switch -o "$T/z" -- sleep 0.5
+merge_and_compare compressed-in "$T/z"
+merge_and_compare compressed-out "$T/z" -z=3
+grep -q 'compressed : Zstd, level = 3' <(perf report --header-only -i "$T/z.data" 2>&1) ||
+	fail "-z=3: no HEADER_COMPRESSED level 3"
+perf report --stats -i "$T/z.data" 2>/dev/null | grep -q 'COMPRESSED events' ||
+	fail "-z=3: no COMPRESSED records"
+
+# 4. perf killed with SIGKILL: data's header never finished, data.N cut anywhere.
+perf record --threads -a -e cpu-clock -o "$T/killed" -- sleep 30 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -9 $pid
+wait $pid 2>/dev/null
+"$PRECORD" merge -q "$T/killed" -o "$T/killed.data" 2>"$T/killed.merge" ||
+	{ cat "$T/killed.merge"; fail "killed: precord merge failed"; }
+perf_clean "$T/killed.st" "$T/killed.st.err" -- report --stats -i "$T/killed.data"
+perf_clean "$T/killed.ms" "$T/killed.ms.err" -- script -i "$T/killed.data"
+n=$(wc -l <"$T/killed.ms")
+[ "$n" -gt 100 ] || fail "killed: only $n samples"
+note "killed: $n samples kept; $(cat "$T/killed.merge")"
+
+# 5. Speed: a 200+ MB directory, merged, against dd writing as many bytes
+# on the same disk, alternating, 3 times; medians. Without and with the
+# data forced to disk (fsync), since the page cache absorbs both otherwise.
+rm -rf "$T"/sys* "$T"/mm* "$T"/z* "$T"/killed*
+quiet_perf record --threads -m 1024 -F 10000 --call-graph dwarf,4096 -o "$T/big" -- \
+	"$MATMUL" -t 2 -n 600 -r 40
+mb=$(du -sm "$T/big" | cut -f1)
+[ "$mb" -ge 150 ] || note "only $mb MB recorded"
+FIELDS=comm,tid,time,event merge_and_compare big "$T/big"
+bytes=$(stat -c %s "$T/big.data")
+elapsed() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+for i in 1 2 3; do
+	rm -f "$T/big.data" "$T/dd.out"; sync
+	s=$(date +%s%N); "$PRECORD" merge -q "$T/big" -o "$T/big.data" || fail "merge"
+	m_cache+=($(elapsed $s)); sync "$T/big.data"; m_sync+=($(elapsed $s))
+	s=$(date +%s%N); dd if=/dev/zero of="$T/dd.out" bs=4M count=$((bytes / 4194304)) 2>/dev/null
+	d_cache+=($(elapsed $s)); sync "$T/dd.out"; d_sync+=($(elapsed $s))
+done
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+rate() { echo "scale=0; $bytes / 1048576 * 1000 / $1" | bc; }
+mc=$(median "${m_cache[@]}") msync=$(median "${m_sync[@]}")
+dc=$(median "${d_cache[@]}") ds=$(median "${d_sync[@]}")
+note "merge $((bytes / 1048576)) MB: ${mc} ms ($(rate $mc) MB/s), with fsync ${msync} ms ($(rate $msync) MB/s)"
+note "dd    $((bytes / 1048576)) MB: ${dc} ms ($(rate $dc) MB/s), with fsync ${ds} ms ($(rate $ds) MB/s)"
+ratio=$(echo "scale=2; $ds / $msync" | bc)
+note "merge speed / dd speed, to disk: $ratio (issue 5 target: 0.5 or more)"
+# A failure only for a gross regression: this disk is shared and noisy.
+[ "$(echo "$ratio >= 0.25" | bc)" = 1 ] || fail "merge writes at $ratio of dd's speed"
+exit 0

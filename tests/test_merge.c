@@ -1,0 +1,1264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_merge.c — the merge of a perf directory, on directories built by hand:
+ * a `data` written with header__write_start()/header__write_end() from a
+ * hand-built evlist with known ids, and data.N files of records whose times
+ * interleave, with inversions, a cut tail, a zeroed tail, an empty file,
+ * COMPRESSED records. The merged file is read back independently: its
+ * header, attrs and features, every record of its data section, the time
+ * order and the FINISHED_ROUND rule perf applies.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "precord/merge.h"
+#include "precord/header.h"
+#include "precord/evlist.h"
+#include "precord/topology.h"
+#include "precord/compress.h"
+
+#define HDR		sizeof(struct perf_event_header)
+#define MAX_RECS	20000
+
+/*
+ * The default evlist: two evsels, ids 11,12 and 21,22, sample_type
+ * IDENTIFIER|IP|TID|TIME|CPU|PERIOD, sample_id_all. A sample is
+ * {hdr, id, ip, pid/tid, time, cpu, period}; a non-sample record ends with
+ * the trailer {pid/tid, time, cpu, id}.
+ */
+#define ST_DEFAULT	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+struct fixture {
+	char		dir[64];
+	char		out[96];
+	struct evsel	evsel[2];
+	struct evsel	*entries[2];
+	struct evlist	evlist;
+	u64		ids0[2], ids1[2];
+	struct topology	*topo;
+	/* the records written into data and each data.N, for comparison */
+	u8		*data_recs;
+	size_t		data_len;
+};
+
+/* ---- building records ---- */
+
+struct rbuf {
+	u8	*p;
+	size_t	len, cap;
+};
+
+static void rbuf__put(struct rbuf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void rbuf__u64(struct rbuf *b, u64 v)
+{
+	rbuf__put(b, &v, sizeof(v));
+}
+
+static void rbuf__hdr(struct rbuf *b, u32 type, u16 size)
+{
+	struct perf_event_header h = { .type = type, .misc = 0, .size = size };
+
+	rbuf__put(b, &h, sizeof(h));
+}
+
+/* A default-layout sample; ip carries a tag to find the record again. */
+static void put_sample(struct rbuf *b, u64 id, u64 time, u64 tag)
+{
+	rbuf__hdr(b, PERF_RECORD_SAMPLE, HDR + 6 * 8);
+	rbuf__u64(b, id);
+	rbuf__u64(b, tag);		/* ip */
+	rbuf__u64(b, 0x0000006400000064ULL);	/* pid, tid 100 */
+	rbuf__u64(b, time);
+	rbuf__u64(b, 1);		/* cpu */
+	rbuf__u64(b, 4000);		/* period */
+}
+
+static void put_trailer(struct rbuf *b, u64 id, u64 time)
+{
+	rbuf__u64(b, 0x0000006400000064ULL);
+	rbuf__u64(b, time);
+	rbuf__u64(b, 1);
+	rbuf__u64(b, id);
+}
+
+/* COMM {pid, tid, comm[16]} + trailer; the tag is in comm. */
+static void put_comm(struct rbuf *b, u64 id, u64 time, u64 tag)
+{
+	rbuf__hdr(b, PERF_RECORD_COMM, HDR + 8 + 16 + 32);
+	rbuf__u64(b, 0x0000006400000064ULL);
+	rbuf__u64(b, tag);
+	rbuf__u64(b, 0);
+	put_trailer(b, id, time);
+}
+
+static void put_lost(struct rbuf *b, u64 id, u64 time, u64 lost)
+{
+	rbuf__hdr(b, PERF_RECORD_LOST, HDR + 16 + 32);
+	rbuf__u64(b, id);
+	rbuf__u64(b, lost);
+	put_trailer(b, id, time);
+}
+
+static void put_lost_samples(struct rbuf *b, u64 id, u64 lost)
+{
+	rbuf__hdr(b, PERF_RECORD_LOST_SAMPLES, HDR + 8 + 32);
+	rbuf__u64(b, lost);
+	put_trailer(b, id, 0);
+}
+
+static void put_bare(struct rbuf *b, u32 type)
+{
+	rbuf__hdr(b, type, HDR);
+}
+
+/* ---- the directory ---- */
+
+static void evsel__init_test(struct evsel *evsel, int idx, u64 sample_type, u64 *ids)
+{
+	memset(evsel, 0, sizeof(*evsel));
+	evsel->attr.type = PERF_TYPE_SOFTWARE;
+	evsel->attr.size = sizeof(evsel->attr);
+	evsel->attr.config = idx ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK;
+	evsel->attr.sample_period = 4000;
+	evsel->attr.sample_id_all = 1;
+	evsel->attr.sample_type = sample_type;
+	evsel->attr.read_format = PERF_FORMAT_ID;
+	evsel->name = (char *)(idx ? "task-clock" : "cpu-clock");
+	evsel->idx = idx;
+	evsel->ids = ids;
+	evsel->nr_ids = 2;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/precord-test-merge-XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->out, sizeof(f->out), "%s.out", f->dir);
+	f->ids0[0] = 11;
+	f->ids0[1] = 12;
+	f->ids1[0] = 21;
+	f->ids1[1] = 22;
+	evsel__init_test(&f->evsel[0], 0, ST_DEFAULT, f->ids0);
+	evsel__init_test(&f->evsel[1], 1, ST_DEFAULT, f->ids1);
+	f->entries[0] = &f->evsel[0];
+	f->entries[1] = &f->evsel[1];
+	f->evlist.entries = f->entries;
+	f->evlist.nr_entries = 2;
+	f->evsel[0].evlist = &f->evlist;
+	f->evsel[1].evlist = &f->evlist;
+	f->topo = topology__new_synthetic("pack:1 core:2 pu:1");
+	if (!f->topo)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static void dir__remove(const char *dir)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	dir__remove(f->dir);
+	unlink(f->out);
+	topology__delete(f->topo);
+	free(f->data_recs);
+	free(f);
+	return 0;
+}
+
+static void write_file(const char *dir, const char *name, const void *p, size_t len)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, len), (ssize_t)len);
+	close(fd);
+}
+
+/*
+ * DIR/data: header, attrs, records (a synthesized COMM, FINISHED_INIT,
+ * LOST_SAMPLES) and features, with DIR_FORMAT. finish=false leaves the
+ * header as a killed recording leaves it (data size 0, no features).
+ */
+static void write_data_file(struct fixture *f, bool finish)
+{
+	struct header_env env = {
+		.topo = f->topo, .no_buildid = true, .dir_format = true,
+		.first_sample_time = 1, .last_sample_time = 2,
+	};
+	struct rbuf b = { 0 };
+	char path[256];
+	u64 off;
+	int fd;
+
+	put_comm(&b, 0, 0, 0x5959);
+	put_bare(&b, PERF_RECORD_FINISHED_INIT);
+	put_lost_samples(&b, 11, 7);
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(header__write_start(fd, &f->evlist, &off), 0);
+	assert_int_equal(pwrite(fd, b.p, b.len, (off_t)off), (ssize_t)b.len);
+	if (finish)
+		assert_int_equal(header__write_end(fd, &f->evlist, off, b.len, &env), 0);
+	close(fd);
+	free(f->data_recs);
+	f->data_recs = b.p;
+	f->data_len = b.len;
+}
+
+/* ---- reading the merged file back ---- */
+
+struct orec {
+	u32		type;
+	u16		size;
+	u64		time;
+	u64		tag;
+	const u8	*p;
+};
+
+struct outfile {
+	u8			*buf;
+	size_t			len;
+	struct perf_file_header	hdr;
+	struct header_attrs	attrs;
+	struct header_payload	*feats;
+	int			nr_feats;
+	struct orec		*recs;
+	int			nr;
+};
+
+static u64 get_u64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Times and tags of the default layout, read independently of merge.c. */
+static void orec__decode(struct orec *r)
+{
+	size_t n = (r->size - HDR) / 8;
+	const u8 *body = r->p + HDR;
+
+	r->time = 0;
+	r->tag = 0;
+	if (r->type == PERF_RECORD_SAMPLE && n >= 4) {
+		r->tag = get_u64(body + 8);
+		r->time = get_u64(body + 24);
+	} else if (r->type < PERF_RECORD_USER_TYPE_START && n >= 4) {
+		r->time = get_u64(body + 8 * (n - 3));
+		if (r->type == PERF_RECORD_COMM)
+			r->tag = get_u64(body + 8);
+	}
+}
+
+static void outfile__load(struct outfile *o, const char *path)
+{
+	struct stat st;
+	size_t pos;
+	int fd = open(path, O_RDONLY);
+
+	memset(o, 0, sizeof(*o));
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	o->len = (size_t)st.st_size;
+	o->buf = malloc(o->len);
+	assert_non_null(o->buf);
+	assert_int_equal(pread(fd, o->buf, o->len, 0), (ssize_t)o->len);
+	assert_int_equal(header__read(fd, &o->hdr), 0);
+	assert_int_equal(header__read_attrs(fd, &o->hdr, &o->attrs), 0);
+	assert_int_equal(header__read_payloads(fd, &o->hdr, &o->feats, &o->nr_feats), 0);
+	close(fd);
+	o->recs = calloc(MAX_RECS, sizeof(*o->recs));
+	assert_non_null(o->recs);
+	assert_true(o->hdr.data.offset + o->hdr.data.size <= o->len);
+	for (pos = 0; pos < o->hdr.data.size; o->nr++) {
+		struct orec *r = &o->recs[o->nr];
+		struct perf_event_header h;
+
+		assert_true(o->nr < MAX_RECS);
+		memcpy(&h, o->buf + o->hdr.data.offset + pos, sizeof(h));
+		assert_true(h.size >= HDR);
+		assert_true(pos + h.size <= o->hdr.data.size);
+		*r = (struct orec){ .type = h.type, .size = h.size,
+				    .p = o->buf + o->hdr.data.offset + pos };
+		orec__decode(r);
+		pos += h.size;
+	}
+}
+
+static void outfile__free(struct outfile *o)
+{
+	header_attrs__exit(&o->attrs);
+	header_payloads__free(o->feats, o->nr_feats);
+	free(o->recs);
+	free(o->buf);
+}
+
+static const struct header_payload *outfile__feat(const struct outfile *o, int feat)
+{
+	int i;
+
+	for (i = 0; i < o->nr_feats; i++)
+		if (o->feats[i].feat == feat)
+			return &o->feats[i];
+	return NULL;
+}
+
+static int outfile__count(const struct outfile *o, u32 type)
+{
+	int i, n = 0;
+
+	for (i = 0; i < o->nr; i++)
+		n += o->recs[i].type == type;
+	return n;
+}
+
+/*
+ * perf's FINISHED_ROUND rule (ordered-events.c): at marker k every record up
+ * to the newest time seen before marker k-1 is delivered; a later record
+ * older than that is "out of order". Returns how many there would be.
+ */
+static int outfile__perf_unordered(const struct outfile *o)
+{
+	u64 max_seen = 0, limit = 0, last_flush = 0;
+	int i, bad = 0;
+
+	for (i = 0; i < o->nr; i++) {
+		const struct orec *r = &o->recs[i];
+
+		if (r->type == PERF_RECORD_FINISHED_ROUND) {
+			if (limit > last_flush)
+				last_flush = limit;
+			limit = max_seen;
+			continue;
+		}
+		if (!r->time)
+			continue;
+		if (r->time < last_flush)
+			bad++;
+		if (r->time > max_seen)
+			max_seen = r->time;
+	}
+	return bad;
+}
+
+/* Kernel records (after data's records), times non-decreasing; returns how many. */
+static int outfile__check_sorted(const struct outfile *o, int first)
+{
+	u64 last = 0;
+	int i, n = 0;
+
+	for (i = first; i < o->nr; i++) {
+		if (o->recs[i].type == PERF_RECORD_FINISHED_ROUND)
+			continue;
+		assert_true(o->recs[i].time >= last);
+		last = o->recs[i].time;
+		n++;
+	}
+	return n;
+}
+
+/* data's records come first, byte for byte. */
+static void outfile__check_data_first(const struct outfile *o, const struct fixture *f)
+{
+	assert_true(o->hdr.data.size >= f->data_len);
+	assert_memory_equal(o->buf + o->hdr.data.offset, f->data_recs, f->data_len);
+	assert_int_equal(o->recs[0].type, PERF_RECORD_COMM);
+	assert_int_equal(o->recs[1].type, PERF_RECORD_FINISHED_INIT);
+	assert_int_equal(o->recs[2].type, PERF_RECORD_LOST_SAMPLES);
+}
+
+/* Every tag in [0, n) appears exactly once among the samples. */
+static void outfile__check_tags(const struct outfile *o, u64 base, int n)
+{
+	int *seen = calloc((size_t)n, sizeof(*seen));
+	int i;
+
+	assert_non_null(seen);
+	for (i = 0; i < o->nr; i++) {
+		u64 t = o->recs[i].tag;
+
+		if (o->recs[i].type != PERF_RECORD_SAMPLE || t < base || t >= base + (u64)n)
+			continue;
+		seen[t - base]++;
+	}
+	for (i = 0; i < n; i++)
+		assert_int_equal(seen[i], 1);
+	free(seen);
+}
+
+/* ---- the tests ---- */
+
+/*
+ * data.0: samples of evsel 0 at 10, 20, 30...; data.1: samples of evsel 1
+ * at 15, 25... with COMMs and a LOST, and two adjacent times swapped;
+ * data.2: 40 samples then half a record; data.3: empty.
+ */
+struct basic {
+	int	nr[3];		/* whole records per file */
+	int	samples;
+	size_t	half;
+};
+
+static void make_basic_dir(struct fixture *f, struct basic *bd)
+{
+	struct rbuf b0 = { 0 }, b1 = { 0 }, b2 = { 0 };
+	int i;
+
+	write_data_file(f, true);
+	for (i = 0; i < 300; i++)
+		put_sample(&b0, i % 2 ? 12 : 11, 10 + 10 * (u64)i, 1000 + (u64)i);
+	bd->nr[0] = 300;
+	for (i = 0; i < 300; i++) {
+		u64 t = 15 + 10 * (u64)i;
+
+		if (i == 100)
+			t = 15 + 10 * 101;	/* 100 and 101 swapped: an inversion */
+		else if (i == 101)
+			t = 15 + 10 * 100;
+		put_sample(&b1, 21, t, 2000 + (u64)i);
+		if (i % 50 == 0)
+			put_comm(&b1, 22, t + 1, 77);
+	}
+	put_lost(&b1, 21, 3005, 9);
+	bd->nr[1] = 300 + 6 + 1;
+	for (i = 0; i < 40; i++)
+		put_sample(&b2, 11, 12 + 50 * (u64)i, 3000 + (u64)i);
+	bd->nr[2] = 40;
+	put_sample(&b2, 11, 5000, 3999);
+	bd->half = (HDR + 48) / 2;
+	b2.len -= bd->half;
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.1", b1.p, b1.len);
+	write_file(f->dir, "data.2", b2.p, b2.len);
+	write_file(f->dir, "data.3", "", 0);
+	bd->samples = 300 + 300 + 40;
+	free(b0.p);
+	free(b1.p);
+	free(b2.p);
+}
+
+static void test_basic(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts opts = { .round_bytes = 1024 };
+	struct merge_stats st;
+	struct outfile o;
+	struct basic bd;
+	char err[512];
+	int i, kernel;
+
+	make_basic_dir(f, &bd);
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, err, sizeof(err)), 0);
+	/* the cut file is reported, not an error */
+	assert_non_null(strstr(err, "data.2"));
+	assert_int_equal(st.nr_cut, 1);
+	assert_int_equal(st.bytes_cut, (HDR + 48) - bd.half);
+	assert_int_equal(st.nr_files, 4);
+	assert_int_equal(st.records, bd.nr[0] + bd.nr[1] + bd.nr[2]);
+	assert_int_equal(st.data_records, 3);
+	assert_int_equal(st.samples, bd.samples);
+	assert_int_equal(st.lost_records, 1);
+	assert_int_equal(st.lost, 9);
+	assert_int_equal(st.lost_samples, 7);
+	assert_int_equal(st.first_time, 10);
+	assert_int_equal(st.last_time, 15 + 10 * 299);
+	assert_true(st.seconds >= 0);
+
+	outfile__load(&o, f->out);
+	assert_int_equal(st.bytes_out, o.len);
+	outfile__check_data_first(&o, f);
+	kernel = outfile__check_sorted(&o, 3);
+	assert_int_equal(kernel, st.records);
+	assert_int_equal(outfile__count(&o, PERF_RECORD_FINISHED_ROUND), st.rounds);
+	assert_int_equal(outfile__count(&o, PERF_RECORD_SAMPLE), bd.samples);
+	assert_int_equal(outfile__count(&o, PERF_RECORD_COMM), 1 + 6);
+	assert_int_equal(outfile__count(&o, PERF_RECORD_LOST), 1);
+	outfile__check_tags(&o, 1000, 300);
+	outfile__check_tags(&o, 2000, 300);
+	outfile__check_tags(&o, 3000, 40);
+	assert_int_equal(outfile__perf_unordered(&o), 0);
+
+	/* FINISHED_ROUND: every round_bytes of kernel records, not much later */
+	{
+		u64 bytes = 0;
+
+		assert_true(st.rounds >= 10);
+		for (i = 3; i < o.nr; i++) {
+			if (o.recs[i].type == PERF_RECORD_FINISHED_ROUND) {
+				assert_true(bytes >= 1024);
+				assert_true(bytes < 1024 + 64);
+				bytes = 0;
+				continue;
+			}
+			bytes += o.recs[i].size;
+		}
+		assert_true(bytes < 1024 + 64);
+	}
+	outfile__free(&o);
+}
+
+/* The header: attrs and ids as data's, features as data's but DIR_FORMAT and SAMPLE_TIME. */
+static void test_header_copied(void **state)
+{
+	struct fixture *f = *state;
+	struct outfile o;
+	struct perf_file_header in_hdr;
+	struct header_attrs in_attrs;
+	struct header_payload *in_feats;
+	const struct header_payload *p;
+	struct basic bd;
+	char path[256];
+	int nr_in, i, fd;
+	u64 times[2];
+
+	make_basic_dir(f, &bd);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, NULL, 0), 0);
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(header__read(fd, &in_hdr), 0);
+	assert_int_equal(header__read_attrs(fd, &in_hdr, &in_attrs), 0);
+	assert_int_equal(header__read_payloads(fd, &in_hdr, &in_feats, &nr_in), 0);
+	close(fd);
+	assert_true(header__has_feat(&in_hdr, HEADER_DIR_FORMAT));
+
+	outfile__load(&o, f->out);
+	assert_int_equal(o.hdr.attr_size, in_hdr.attr_size);
+	assert_int_equal(o.attrs.nr, 2);
+	for (i = 0; i < 2; i++) {
+		/* the attr bytes are the input's; only the ids section moved */
+		assert_memory_equal(o.attrs.raw + (u64)i * o.attrs.attr_size,
+				    in_attrs.raw + (u64)i * in_attrs.attr_size,
+				    o.attrs.attr_size - 16);
+		assert_int_equal(o.attrs.entries[i].nr_ids, 2);
+		assert_memory_equal(o.attrs.entries[i].ids, in_attrs.entries[i].ids, 16);
+	}
+	assert_false(header__has_feat(&o.hdr, HEADER_DIR_FORMAT));
+	assert_false(header__has_feat(&o.hdr, HEADER_COMPRESSED));
+	assert_int_equal(o.nr_feats, nr_in - 1);
+	for (i = 0; i < nr_in; i++) {
+		if (in_feats[i].feat == HEADER_DIR_FORMAT)
+			continue;
+		p = outfile__feat(&o, in_feats[i].feat);
+		assert_non_null(p);
+		if (in_feats[i].feat == HEADER_SAMPLE_TIME)
+			continue;
+		assert_int_equal(p->size, in_feats[i].size);
+		assert_memory_equal(p->data, in_feats[i].data, p->size);
+	}
+	p = outfile__feat(&o, HEADER_SAMPLE_TIME);
+	assert_int_equal(p->size, 16);
+	memcpy(times, p->data, sizeof(times));
+	assert_int_equal(times[0], 10);
+	assert_int_equal(times[1], 15 + 10 * 299);
+	outfile__free(&o);
+	header_attrs__exit(&in_attrs);
+	header_payloads__free(in_feats, nr_in);
+}
+
+/*
+ * Attrs written by another perf (attr_size 152, a 136-byte attr): kept byte
+ * for byte, and the time found through PERF_SAMPLE_ID at its place when
+ * the evsels' layouts differ: evsel A {ip, tid, time, id, cpu}, evsel B
+ * {tid, time, addr, id, cpu}: the id is the 4th u64 in both, the time the
+ * 3rd in A and the 2nd in B (B's 3rd is addr, set to mislead).
+ */
+static void test_sample_id_and_foreign_attrs(void **state)
+{
+	struct fixture *f = *state;
+	const u64 st_a = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+	const u64 st_b = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			 PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+	const u64 attr_size = 136 + 16;
+	u64 ids_a[1] = { 501 }, ids_b[1] = { 502 };
+	struct header_attrs ha = { .attr_size = attr_size, .nr = 2 };
+	struct header_attr ent[2] = { { .ids = ids_a, .nr_ids = 1 }, { .ids = ids_b, .nr_ids = 1 } };
+	u8 raw[2 * 152];
+	struct rbuf d0 = { 0 }, d1 = { 0 };
+	struct header_payload dirf;
+	struct outfile o;
+	char path[256];
+	u64 off, one = 1, last = 0;
+	int fd, i;
+
+	memset(raw, 0, sizeof(raw));
+	for (i = 0; i < 2; i++) {
+		struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = 136,
+					     .sample_period = 1, .sample_id_all = 1,
+					     .sample_type = i ? st_b : st_a };
+
+		memcpy(raw + i * 152, &a, sizeof(a));
+		memset(raw + i * 152 + sizeof(a), 0xab, 136 - sizeof(a));	/* newer fields */
+	}
+	ha.raw = raw;
+	ha.entries = ent;
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(header__write_start_raw(fd, &ha, &off), 0);
+	dirf = (struct header_payload){ HEADER_DIR_FORMAT, &one, 8 };
+	assert_int_equal(header__write_end_raw(fd, &ha, off, 0, &dirf, 1), 0);
+	close(fd);
+
+	for (i = 0; i < 100; i++) {
+		/* A: ip, tid, time, id, cpu */
+		rbuf__hdr(&d0, PERF_RECORD_SAMPLE, HDR + 40);
+		rbuf__u64(&d0, 7);
+		rbuf__u64(&d0, 0);
+		rbuf__u64(&d0, 100 + 2 * (u64)i);
+		rbuf__u64(&d0, 501);
+		rbuf__u64(&d0, 0);
+		/* B: tid, time, addr, id, cpu */
+		rbuf__hdr(&d1, PERF_RECORD_SAMPLE, HDR + 40);
+		rbuf__u64(&d1, 0);
+		rbuf__u64(&d1, 101 + 2 * (u64)i);
+		rbuf__u64(&d1, 1000000 - (u64)i);
+		rbuf__u64(&d1, 502);
+		rbuf__u64(&d1, 0);
+	}
+	write_file(f->dir, "data.0", d0.p, d0.len);
+	write_file(f->dir, "data.1", d1.p, d1.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, NULL, 0), 0);
+
+	outfile__load(&o, f->out);
+	assert_int_equal(o.hdr.attr_size, attr_size);
+	assert_memory_equal(o.attrs.raw, raw, 136);
+	assert_memory_equal(o.attrs.raw + 152, raw + 152, 136);
+	assert_int_equal(o.attrs.entries[1].ids[0], 502);
+	assert_false(header__has_feat(&o.hdr, HEADER_DIR_FORMAT));
+	assert_int_equal(o.nr, 200);
+	for (i = 0; i < o.nr; i++) {
+		u64 id = get_u64(o.recs[i].p + HDR + 24);
+		u64 t = get_u64(o.recs[i].p + HDR + (id == 501 ? 16 : 8));
+
+		/* A and B alternate: 100, 101, 102... */
+		assert_int_equal(id, i % 2 ? 502 : 501);
+		assert_true(t > last);
+		last = t;
+	}
+	outfile__free(&o);
+	free(d0.p);
+	free(d1.p);
+}
+
+/* One evsel with no id at all: every record is that evsel's. */
+static void test_single_evsel_no_id(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf d0 = { 0 }, d1 = { 0 };
+	struct outfile o;
+	u64 last = 0;
+	int i;
+
+	f->evlist.nr_entries = 1;
+	f->evsel[0].attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				       PERF_SAMPLE_CPU;
+	write_data_file(f, true);
+	for (i = 0; i < 50; i++) {
+		struct rbuf *b = i % 2 ? &d1 : &d0;
+
+		/* ip, tid, time, cpu */
+		rbuf__hdr(b, PERF_RECORD_SAMPLE, HDR + 32);
+		rbuf__u64(b, 0);
+		rbuf__u64(b, 0);
+		rbuf__u64(b, 500 - 3 * (u64)(49 - i));
+		rbuf__u64(b, 0);
+		/* an EXIT {pid, ppid, tid, ptid, time} + trailer {tid, time, cpu} */
+		rbuf__hdr(b, PERF_RECORD_EXIT, HDR + 24 + 24);
+		rbuf__u64(b, 0);
+		rbuf__u64(b, 0);
+		rbuf__u64(b, 0);
+		rbuf__u64(b, 0);
+		rbuf__u64(b, 500 - 3 * (u64)(49 - i) + 1);
+		rbuf__u64(b, 0);
+	}
+	write_file(f->dir, "data.0", d0.p, d0.len);
+	write_file(f->dir, "data.1", d1.p, d1.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, NULL, 0), 0);
+	outfile__load(&o, f->out);
+	assert_int_equal(o.nr, 3 + 100);
+	for (i = 3; i < o.nr; i++) {
+		const u8 *body = o.recs[i].p + HDR;
+		size_t n = (o.recs[i].size - HDR) / 8;
+		u64 t = o.recs[i].type == PERF_RECORD_SAMPLE ? get_u64(body + 16) :
+			get_u64(body + 8 * (n - 2));
+
+		assert_true(t > last);
+		last = t;
+	}
+	outfile__free(&o);
+	free(d0.p);
+	free(d1.p);
+}
+
+/* A zeroed tail (an mmap writer killed) ends that stream; the others go on. */
+static void test_zeroed_tail(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b0 = { 0 }, b1 = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	char err[512], zeros[4096] = { 0 };
+	int i;
+
+	write_data_file(f, true);
+	for (i = 0; i < 20; i++) {
+		put_sample(&b0, 11, 10 + 2 * (u64)i, 100 + (u64)i);
+		put_sample(&b1, 21, 11 + 2 * (u64)i, 200 + (u64)i);
+	}
+	rbuf__put(&b0, zeros, sizeof(zeros));
+	put_sample(&b0, 11, 1000, 999);	/* after the hole: not merged */
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.1", b1.p, b1.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "data.0"));
+	assert_non_null(strstr(err, "size 0"));
+	assert_int_equal(st.nr_cut, 1);
+	assert_int_equal(st.bytes_cut, sizeof(zeros) + HDR + 48);
+	assert_int_equal(st.records, 40);
+	outfile__load(&o, f->out);
+	outfile__check_tags(&o, 100, 20);
+	outfile__check_tags(&o, 200, 20);
+	assert_int_equal(outfile__check_sorted(&o, 3), 40);
+	outfile__free(&o);
+	free(b0.p);
+	free(b1.p);
+}
+
+/*
+ * A `data` whose header was never finished: its records run to the end of
+ * the file. precord's leaves no feature bits; perf's has the bits it meant
+ * to write (set when the file was opened) and no table.
+ */
+static void check_unfinished_data(struct fixture *f, bool perf_style)
+{
+	struct rbuf b0 = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	char path[256];
+	u64 bits = (1ULL << HEADER_HOSTNAME) | (1ULL << HEADER_EVENT_DESC) |
+		   (1ULL << HEADER_DIR_FORMAT);
+	int i, fd;
+
+	write_data_file(f, false);
+	if (perf_style) {
+		snprintf(path, sizeof(path), "%s/data", f->dir);
+		fd = open(path, O_WRONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(pwrite(fd, &bits, 8,
+					offsetof(struct perf_file_header, adds_features)), 8);
+		close(fd);
+	}
+	for (i = 0; i < 10; i++)
+		put_sample(&b0, 11, 10 + (u64)i, (u64)i);
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, NULL, 0), 0);
+	assert_int_equal(st.data_records, 3);
+	assert_int_equal(st.records, 10);
+	outfile__load(&o, f->out);
+	outfile__check_data_first(&o, f);
+	assert_int_equal(o.nr_feats, 0);
+	assert_int_equal(o.nr, 13);
+	outfile__free(&o);
+	free(b0.p);
+}
+
+static void test_unfinished_data(void **state)
+{
+	check_unfinished_data(*state, false);
+	check_unfinished_data(*state, true);
+}
+
+/* Bytes of kernel records between FINISHED_ROUNDs, at most. */
+static u64 outfile__max_round(const struct outfile *o)
+{
+	u64 bytes = 0, max = 0;
+	int i;
+
+	for (i = 3; i < o->nr; i++) {
+		if (o->recs[i].type == PERF_RECORD_FINISHED_ROUND)
+			bytes = 0;
+		else
+			bytes += o->recs[i].size;
+		if (bytes > max)
+			max = bytes;
+	}
+	return max;
+}
+
+/*
+ * data.1 jumps ahead for 50 records, then comes back (its ring held records
+ * of an interrupted context that late): the window absorbs it, the output is
+ * sorted, the rounds are round_bytes apart.
+ */
+static void test_inversion_within_window(void **state)
+{
+	struct fixture *f = *state;
+	const u64 round_bytes = 512;
+	const int ahead = 50;
+	struct merge_opts opts = { .round_bytes = round_bytes };
+	struct rbuf b0 = { 0 }, b1 = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	int i;
+
+	write_data_file(f, true);
+	for (i = 0; i < 400; i++)
+		put_sample(&b0, 11, 1000 + 10 * (u64)i, (u64)i);
+	for (i = 0; i < ahead; i++)
+		put_sample(&b1, 21, 1005 + 10 * (u64)(400 - ahead + i), 1000 + (u64)i);
+	for (i = 0; i < 400 - ahead; i++)
+		put_sample(&b1, 21, 1005 + 10 * (u64)i, 1000 + (u64)(ahead + i));
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.1", b1.p, b1.len);
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	assert_int_equal(st.records, 800);
+	outfile__load(&o, f->out);
+	outfile__check_tags(&o, 0, 400);
+	outfile__check_tags(&o, 1000, 400);
+	/* a marker before the first record past round_bytes */
+	assert_int_equal(st.rounds, 799 / ((round_bytes + HDR + 47) / (HDR + 48)));
+	assert_true(outfile__max_round(&o) < round_bytes + HDR + 48);
+	assert_int_equal(outfile__check_sorted(&o, 3), 800);
+	assert_int_equal(outfile__perf_unordered(&o), 0);
+	outfile__free(&o);
+	free(b0.p);
+	free(b1.p);
+}
+
+/*
+ * One record of data.1 comes 100 records late, beyond the window: it is
+ * written as soon as it is read, about 70 records (4 KB) after newer ones.
+ * perf finds it in order with rounds larger than that, and counts it out of
+ * order with 512-byte rounds (the limit of a bounded window).
+ */
+static void check_late_record(struct fixture *f, u64 round_bytes, int unordered)
+{
+	struct merge_opts opts = { .round_bytes = round_bytes };
+	struct rbuf b0 = { 0 }, b1 = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	int i;
+
+	write_data_file(f, true);
+	for (i = 0; i < 400; i++) {
+		put_sample(&b0, 11, 1000 + 10 * (u64)i, (u64)i);
+		if (i != 50)
+			put_sample(&b1, 21, 1005 + 10 * (u64)i, 1000 + (u64)i);
+		if (i == 150)
+			put_sample(&b1, 21, 1005 + 10 * 50, 1000 + 50);
+	}
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.1", b1.p, b1.len);
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	assert_int_equal(st.records, 800);
+	outfile__load(&o, f->out);
+	outfile__check_tags(&o, 0, 400);
+	outfile__check_tags(&o, 1000, 400);
+	assert_int_equal(outfile__perf_unordered(&o), unordered);
+	outfile__free(&o);
+	free(b0.p);
+	free(b1.p);
+}
+
+static void test_late_record(void **state)
+{
+	check_late_record(*state, 8192, 0);
+	check_late_record(*state, 512, 1);
+}
+
+/* Many files, random small inversions (seeded): sorted output, nothing lost. */
+static void test_random_streams(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts opts = { .round_bytes = 4096 };
+	struct rbuf b = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	char name[32];
+	int file, i, total = 0;
+
+	write_data_file(f, true);
+	srand(42);
+	for (file = 0; file < 9; file++) {
+		u64 t = (u64)(rand() % 100) + 1, prev;
+
+		b.len = 0;
+		for (i = 0; i < 600; i++) {
+			prev = t;
+			t += (u64)(rand() % 50);
+			if (rand() % 16 == 0 && i > 0) {
+				/* an interrupt's record written first: swap with the previous */
+				memcpy(b.p + b.len - (HDR + 48) + HDR + 24, &t, 8);
+				put_sample(&b, file % 2 ? 21 : 12, prev, (u64)(file * 1000 + i));
+			} else {
+				put_sample(&b, file % 2 ? 21 : 12, t, (u64)(file * 1000 + i));
+			}
+		}
+		snprintf(name, sizeof(name), "data.%d", file);
+		write_file(f->dir, name, b.p, b.len);
+		total += 600;
+	}
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	assert_int_equal(st.records, total);
+	outfile__load(&o, f->out);
+	assert_int_equal(outfile__check_sorted(&o, 3), total);
+	for (file = 0; file < 9; file++)
+		outfile__check_tags(&o, (u64)file * 1000, 600);
+	assert_int_equal(outfile__perf_unordered(&o), 0);
+	outfile__free(&o);
+	free(b.p);
+}
+
+static int rbuf__emit(void *ctx, const void *record, size_t size)
+{
+	rbuf__put(ctx, record, size);
+	return 0;
+}
+
+/* The data section's kernel records, FINISHED_ROUNDs left out, decompressed if need be. */
+static void outfile__kernel_bytes(const struct outfile *o, struct rbuf *out)
+{
+	struct zdecomp *zd = zdecomp__new();
+	const void *p;
+	size_t len;
+	int i;
+
+	assert_non_null(zd);
+	for (i = 3; i < o->nr; i++) {
+		if (o->recs[i].type == PERF_RECORD_FINISHED_ROUND)
+			continue;
+		if (o->recs[i].type != PERF_RECORD_COMPRESSED) {
+			rbuf__put(out, o->recs[i].p, o->recs[i].size);
+			continue;
+		}
+		assert_int_equal(zdecomp__feed(zd, o->recs[i].p, o->recs[i].size), 0);
+		p = zdecomp__pending(zd, &len);
+		rbuf__put(out, p, len);
+		zdecomp__consume(zd, len);
+	}
+	assert_int_equal(zdecomp__partial(zd), 0);
+	zdecomp__delete(zd);
+}
+
+/* data.N made of COMPRESSED records (perf -z --threads) merge as their plain versions. */
+static void test_compressed_input(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts opts = { .round_bytes = 2048 };
+	struct basic bd;
+	struct rbuf plain = { 0 }, packed = { 0 }, orig = { 0 };
+	struct merge_stats st, st_z;
+	struct outfile o, oz;
+	struct zcomp *zc;
+	char path[256];
+	size_t pos, piece;
+	int fd, n;
+
+	make_basic_dir(f, &bd);
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	outfile__load(&o, f->out);
+	outfile__kernel_bytes(&o, &plain);
+
+	/* data.1 again, as COMPRESSED records of uneven pieces */
+	snprintf(path, sizeof(path), "%s/data.1", f->dir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	orig.cap = orig.len = (size_t)lseek(fd, 0, SEEK_END);
+	orig.p = malloc(orig.len);
+	assert_int_equal(pread(fd, orig.p, orig.len, 0), (ssize_t)orig.len);
+	close(fd);
+	zc = zcomp__new(3);
+	assert_non_null(zc);
+	for (pos = 0, n = 0; pos < orig.len; pos += piece, n++) {
+		piece = n % 2 ? 1000 : 3000;	/* cut records in two */
+		if (piece > orig.len - pos)
+			piece = orig.len - pos;
+		assert_int_equal(zcomp__compress(zc, orig.p + pos, piece, rbuf__emit, &packed), 0);
+	}
+	zcomp__delete(zc);
+	write_file(f->dir, "data.1", packed.p, packed.len);
+
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st_z, NULL, 0), 0);
+	assert_int_equal(st_z.records, st.records);
+	outfile__load(&oz, f->out);
+	assert_false(header__has_feat(&oz.hdr, HEADER_COMPRESSED));
+	assert_int_equal(outfile__count(&oz, PERF_RECORD_COMPRESSED), 0);
+	/* the same records in the same order, the markers at the same places */
+	assert_int_equal(oz.hdr.data.size, o.hdr.data.size);
+	assert_memory_equal(oz.buf + oz.hdr.data.offset, o.buf + o.hdr.data.offset,
+			    o.hdr.data.size);
+	outfile__free(&o);
+	outfile__free(&oz);
+	free(plain.p);
+	free(packed.p);
+	free(orig.p);
+}
+
+/* -z: one zstd stream of the kernel records, HEADER_COMPRESSED, plain markers between. */
+static void test_compressed_output(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts opts = { .round_bytes = 2048 };
+	struct basic bd;
+	struct rbuf plain = { 0 }, unpacked = { 0 };
+	struct merge_stats st, st_z;
+	const struct header_payload *p;
+	struct outfile o, oz;
+	u32 comp[5];
+
+	make_basic_dir(f, &bd);
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	outfile__load(&o, f->out);
+	outfile__kernel_bytes(&o, &plain);
+	opts.comp_level = 5;
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st_z, NULL, 0), 0);
+	outfile__load(&oz, f->out);
+	outfile__check_data_first(&oz, f);
+	outfile__kernel_bytes(&oz, &unpacked);
+	assert_int_equal(unpacked.len, plain.len);
+	assert_memory_equal(unpacked.p, plain.p, plain.len);
+	assert_int_equal(st_z.rounds, st.rounds);
+	assert_int_equal(outfile__count(&oz, PERF_RECORD_FINISHED_ROUND), st.rounds);
+	assert_true(outfile__count(&oz, PERF_RECORD_COMPRESSED) >= (int)st.rounds);
+	assert_int_equal(outfile__count(&oz, PERF_RECORD_SAMPLE), 0);
+	assert_true(st_z.bytes_out < st.bytes_out);
+	p = outfile__feat(&oz, HEADER_COMPRESSED);
+	assert_non_null(p);
+	assert_int_equal(p->size, sizeof(comp));
+	memcpy(comp, p->data, sizeof(comp));
+	assert_int_equal(comp[1], 1);		/* zstd */
+	assert_int_equal(comp[2], 5);		/* level */
+	assert_true(comp[3] >= 1);		/* ratio */
+	assert_int_equal(comp[4], ZCOMP_MMAP_LEN);
+	assert_false(header__has_feat(&oz.hdr, HEADER_DIR_FORMAT));
+	outfile__free(&o);
+	outfile__free(&oz);
+	free(plain.p);
+	free(unpacked.p);
+}
+
+static int dir__count(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void test_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b = { 0 };
+	char err[512], outdir[128], out[160], junk[200];
+
+	snprintf(outdir, sizeof(outdir), "%s/out", f->dir);
+	assert_int_equal(mkdir(outdir, 0700), 0);
+	snprintf(out, sizeof(out), "%s/perf.data", outdir);
+
+	/* no such directory, no data file */
+	assert_int_equal(merge__dir("/nonexistent/dir", out, NULL, NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/dir/data"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(merge__dir(outdir, out, NULL, NULL, err, sizeof(err)), -ENOENT);
+
+	/* data is not a perf.data */
+	memset(junk, 'x', sizeof(junk));
+	write_file(f->dir, "data", junk, sizeof(junk));
+	assert_int_equal(merge__dir(f->dir, out, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a valid perf.data"));
+
+	/* AUX area data is refused; nothing is left behind in the output's directory */
+	write_data_file(f, true);
+	rbuf__hdr(&b, PERF_RECORD_AUXTRACE, HDR + 40);
+	rbuf__put(&b, (u8[40]){ 0 }, 40);
+	write_file(f->dir, "data.0", b.p, b.len);
+	assert_int_equal(merge__dir(f->dir, out, NULL, NULL, err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "AUX"));
+	assert_int_equal(dir__count(outdir), 0);
+
+	/* an output in a directory that does not exist */
+	unlink(out);
+	b.len = 0;
+	put_sample(&b, 11, 5, 5);
+	write_file(f->dir, "data.0", b.p, b.len);
+	assert_int_equal(merge__dir(f->dir, "/nonexistent/dir/x", NULL, NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/dir/x"));
+
+	/* a bad level */
+	assert_int_equal(merge__dir(f->dir, out, &(struct merge_opts){ .comp_level = 23 },
+				    NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(dir__count(outdir), 0);
+	rmdir(outdir);
+	free(b.p);
+}
+
+static void test_cmd_merge(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b = { 0 };
+	char staging[128], target[128], out[160];
+	char *argv[8];
+	struct stat st;
+
+	write_data_file(f, true);
+	put_sample(&b, 11, 5, 5);
+	write_file(f->dir, "data.0", b.p, b.len);
+
+	/* DIR.staging/ → DIR */
+	snprintf(target, sizeof(target), "%s.t", f->dir);
+	snprintf(staging, sizeof(staging), "%s.t.staging", f->dir);
+	snprintf(out, sizeof(out), "%s/", staging);
+	assert_int_equal(rename(f->dir, staging), 0);
+	argv[0] = "merge";
+	argv[1] = out;
+	argv[2] = "-q";
+	argv[3] = NULL;
+	assert_int_equal(cmd_merge(3, argv), 0);
+	assert_int_equal(rename(staging, f->dir), 0);
+	assert_int_equal(stat(target, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	unlink(target);
+
+	/* DIR → DIR.data, options after the directory, -z=N */
+	snprintf(out, sizeof(out), "%s.data", f->dir);
+	argv[1] = f->dir;
+	argv[2] = "-z=3";
+	argv[3] = "-q";
+	argv[4] = NULL;
+	assert_int_equal(cmd_merge(4, argv), 0);
+	assert_int_equal(stat(out, &st), 0);
+	unlink(out);
+
+	/* -o FILE */
+	argv[1] = "-o";
+	argv[2] = f->out;
+	argv[3] = "--quiet";
+	argv[4] = f->dir;
+	argv[5] = NULL;
+	assert_int_equal(cmd_merge(5, argv), 0);
+	assert_int_equal(stat(f->out, &st), 0);
+
+	/* bad command lines */
+	argv[1] = "--bogus";
+	argv[2] = f->dir;
+	argv[3] = NULL;
+	assert_int_equal(cmd_merge(3, argv), 129);
+	argv[1] = NULL;
+	assert_int_equal(cmd_merge(1, argv), 129);
+	argv[1] = f->dir;
+	argv[2] = "-z30";
+	argv[3] = NULL;
+	assert_int_equal(cmd_merge(3, argv), 129);
+	argv[1] = "/nonexistent/dir";
+	argv[2] = NULL;
+	assert_int_equal(cmd_merge(2, argv), 1);
+	free(b.p);
+}
+
+/* header__write_end_raw() refuses a feature given twice or out of range. */
+static void test_raw_header_errors(void **state)
+{
+	struct fixture *f = *state;
+	u64 ids[1] = { 1 }, v = 1, off;
+	struct header_attr ent = { .ids = ids, .nr_ids = 1 };
+	u8 raw[sizeof(struct perf_file_attr)] = { 0 };
+	struct header_attrs ha = { .attr_size = sizeof(raw), .nr = 1, .raw = raw, .entries = &ent };
+	struct header_payload two[2] = { { HEADER_HOSTNAME, &v, 8 }, { HEADER_HOSTNAME, &v, 8 } };
+	struct header_payload bad = { HEADER_FEAT_BITS, &v, 8 };
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/raw", f->dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(header__write_start_raw(fd, &ha, &off), 0);
+	assert_int_equal(off, PERF_FILE_HEADER_SIZE + 8 + sizeof(raw));
+	assert_int_equal(header__write_end_raw(fd, &ha, off, 0, two, 2), -EINVAL);
+	assert_int_equal(header__write_end_raw(fd, &ha, off, 0, &bad, 1), -EINVAL);
+	assert_int_equal(header__write_end_raw(fd, &ha, off + 8, 0, NULL, 0), -EINVAL);
+	assert_int_equal(header__write_end_raw(fd, &ha, off, 0, two, 1), 0);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_basic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_copied, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_id_and_foreign_attrs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_evsel_no_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zeroed_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unfinished_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inversion_within_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_raw_header_errors, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
