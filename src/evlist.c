@@ -1,21 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * evlist.c — the evsels recorded together and their ring buffers.
+ * evlist.c — the evsels recorded together, their descriptors and rings.
  *
  * Owns the evsel array, the cpu and thread maps (one reference each) and one
  * ring per CPU index (per thread index for per-thread events): the first fd
  * of a CPU gets the mmap, every other fd of that CPU is redirected into it
- * with PERF_EVENT_IOC_SET_OUTPUT. Runs on the setting-up thread; after
- * evlist__mmap() each ring belongs to exactly one reader thread.
+ * with PERF_EVENT_IOC_SET_OUTPUT.
  *
- * Open is all or nothing: on the first failure every descriptor opened so far
- * is closed and the error (with where it happened) goes back to the caller.
+ * Who runs what.  Every operation (open, mmap, enable, disable, munmap,
+ * close) is cut into units: a unit is one CPU index with all its threads
+ * (per-CPU maps), or one thread index (per-thread maps, cpus = {-1}).  A
+ * unit touches only its own fds/ids slots, its own ring and its own entry
+ * of the job's errs[], so units run at once without locks.  With a
+ * workqueue (evlist__set_wq) and enough descriptors, the units of a
+ * per-CPU evlist go through wq__parallel_for_cpus(): the unit of CPU c runs
+ * on the worker pinned to c, where the kernel's cross-CPU calls
+ * (perf_install_in_context, event_function_call) become local calls
+ * instead of IPIs.  Per-thread units go through wq__parallel_for().  When
+ * the pool does not serve every CPU of the map, the CPU units go through
+ * wq__parallel_for() unpinned.  Without a workqueue, or below
+ * parallel_min_fds descriptors, the same units run inline in order.  The
+ * workqueue orders everything: what the calling thread wrote before
+ * queueing is visible to the units, what they wrote is visible after the
+ * call returns.
+ *
+ * Failures.  Workers only do the pure per-CPU work and stop at their first
+ * error, recording where (evsel, thread) in their errs[] entry; a shared
+ * stop flag makes the other units give up early.  Everything else happens
+ * on the calling thread: evlist__open_wq() closes all that was opened,
+ * picks the failure that comes first in (evsel, cpu, thread) order, which
+ * is the one the serial path would hit, and either applies one of perf's
+ * fallbacks (a missing attr feature, a lower precise_ip, excluding the
+ * kernel when paranoid > 1, a higher RLIMIT_NOFILE) and opens again, or
+ * reports that failure.  After a failed open nothing is open, so nothing
+ * is enabled.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 
+#include "wq.h"
 #include "precord/evlist.h"
 
 struct evlist *evlist__new(void)
@@ -29,6 +58,7 @@ void evlist__delete(struct evlist *evlist)
 
 	if (!evlist)
 		return;
+	evlist->wq = NULL;	/* the pool may be gone already */
 	evlist__munmap(evlist);
 	evlist__close(evlist);
 	for (i = 0; i < evlist->nr_entries; i++)
@@ -64,6 +94,11 @@ void evlist__set_maps(struct evlist *evlist, struct cpu_map *cpus, struct thread
 	thread_map__put(ot);
 }
 
+void evlist__set_wq(struct evlist *evlist, struct wq *wq)
+{
+	evlist->wq = wq;
+}
+
 struct evsel *evlist__first(const struct evlist *evlist)
 {
 	return evlist->nr_entries ? evlist->entries[0] : NULL;
@@ -92,109 +127,638 @@ bool evlist__has_tracepoints(const struct evlist *evlist)
 	return false;
 }
 
-int evlist__open(struct evlist *evlist)
+/* ---- running one operation, unit by unit ---------------------------------- */
+
+static bool evlist__per_thread(const struct evlist *evlist)
 {
+	return cpu_map__is_any(evlist->cpus);
+}
+
+/* Descriptors the maps call for, open or not. */
+static long evlist__nr_slots(const struct evlist *evlist)
+{
+	return (long)evlist->nr_entries * evlist->cpus->nr * evlist->threads->nr;
+}
+
+/* What one unit reports; written only by whoever runs that unit. */
+struct evlist_unit_err {
+	int	err;		/* 0 or -errno */
+	int	evsel_idx;	/* where it failed */
+	int	thread_idx;
+	bool	ran;		/* the unit was run (or skipped after a stop) */
+};
+
+struct evlist_job;
+/* Do the job for cpu index c and thread indexes [from, to); 0 or -errno with *ue filled. */
+typedef int (*evlist_unit_fn)(struct evlist_job *job, int c, int from, int to,
+			      struct evlist_unit_err *ue);
+
+/*
+ * One operation over every unit.  Legend: I: set before the units run,
+ * read-only while they run; U: entry u written by unit u only; A: atomic.
+ */
+struct evlist_job {
+	struct evlist		*evlist;	/* I */
+	evlist_unit_fn		fn;		/* I */
+	bool			stop_on_error;	/* I: open, mmap; else every unit runs */
+	unsigned int		pages;		/* I: mmap's ring size */
+	int			nr_units;	/* I */
+	atomic_int		stop;		/* A: a unit failed, the others may stop */
+	struct evlist_unit_err	*errs;		/* U */
+};
+
+static bool evlist_job__stopped(struct evlist_job *job)
+{
+	/*
+	 * relaxed: the flag only cuts work short; every result reaches the
+	 * caller through the workqueue's completion, which orders it.
+	 */
+	return job->stop_on_error && atomic_load_explicit(&job->stop, memory_order_relaxed);
+}
+
+static int evlist_job__run_unit(struct evlist_job *job, long u)
+{
+	struct evlist *evlist = job->evlist;
+	struct evlist_unit_err *ue = &job->errs[u];
+	int c = 0, from = 0, to = evlist->threads->nr, err = 0;
+
+	if (evlist__per_thread(evlist)) {
+		from = (int)u;
+		to = from + 1;
+	} else {
+		c = (int)u;
+	}
+	ue->ran = true;
+	if (!evlist_job__stopped(job))
+		err = job->fn(job, c, from, to, ue);
+	if (!err)
+		return 0;
+	ue->err = err;
+	if (!job->stop_on_error)
+		return 0;
+	/* relaxed: see evlist_job__stopped() */
+	atomic_store_explicit(&job->stop, 1, memory_order_relaxed);
+	return err;
+}
+
+static int evlist_job__unit_cb(void *arg, long idx, int slot)
+{
+	return evlist_job__run_unit(arg, idx);
+}
+
+/* Per-CPU units on the workers of their CPUs, or unpinned if some CPU has none. */
+static void evlist_job__run_cpus(struct evlist_job *job)
+{
+	struct evlist *evlist = job->evlist;
+	struct wq_pool *pool = wq__pool(evlist->wq);
+	int c, *cpus = malloc(sizeof(int) * (size_t)job->nr_units);
+	bool pinned = true;
+
+	if (!cpus)
+		return;		/* the caller runs them */
+	for (c = 0; c < job->nr_units; c++) {
+		cpus[c] = evlist->cpus->map[c].cpu;
+		if (wq_pool__cpu_worker(pool, cpus[c]) < 0)
+			pinned = false;
+	}
+	if (pinned)
+		wq__parallel_for_cpus(evlist->wq, cpus, job->nr_units, evlist_job__unit_cb, job, NULL);
+	else
+		wq__parallel_for(evlist->wq, 0, job->nr_units, 1, evlist_job__unit_cb, job, NULL);
+	free(cpus);
+}
+
+static bool evlist__parallel(const struct evlist *evlist, int nr_units)
+{
+	int min = evlist->parallel_min_fds ? evlist->parallel_min_fds : EVLIST_PARALLEL_MIN_FDS;
+
+	return evlist->wq && nr_units > 1 && evlist__nr_slots(evlist) >= min;
+}
+
+/*
+ * Run job on every unit; the errors stay in job->errs (freed by the
+ * caller).  Units the workqueue could not run (out of memory, called from
+ * one of its own workers) run here, so every unit runs once.
+ */
+static int evlist_job__run(struct evlist *evlist, struct evlist_job *job)
+{
+	int u;
+
+	job->evlist = evlist;
+	job->nr_units = evlist__per_thread(evlist) ? evlist->threads->nr : evlist->cpus->nr;
+	atomic_init(&job->stop, 0);
+	job->errs = calloc((size_t)job->nr_units + 1, sizeof(*job->errs));
+	if (!job->errs)
+		return -ENOMEM;
+
+	if (evlist__parallel(evlist, job->nr_units)) {
+		if (evlist__per_thread(evlist))
+			wq__parallel_for(evlist->wq, 0, job->nr_units, 0,
+					 evlist_job__unit_cb, job, NULL);
+		else
+			evlist_job__run_cpus(job);
+	}
+	for (u = 0; u < job->nr_units; u++) {
+		if (job->errs[u].ran)
+			continue;
+		if (evlist_job__run_unit(job, u) && job->stop_on_error)
+			break;
+	}
+	return 0;
+}
+
+/* The failing unit that comes first in (evsel, unit, thread) order, or -1. */
+static int evlist_job__first_error(const struct evlist_job *job)
+{
+	int u, best = -1;
+
+	for (u = 0; u < job->nr_units; u++) {
+		const struct evlist_unit_err *ue = &job->errs[u];
+
+		if (!ue->err)
+			continue;
+		if (best < 0 || ue->evsel_idx < job->errs[best].evsel_idx)
+			best = u;
+	}
+	return best;
+}
+
+static int evlist_job__error(const struct evlist_job *job)
+{
+	int u = evlist_job__first_error(job);
+
+	return u < 0 ? 0 : job->errs[u].err;
+}
+
+/* ---- the units ------------------------------------------------------------ */
+
+static bool evsel__has_slot(const struct evsel *evsel, int c)
+{
+	return evsel->fds && c < evsel->nr_cpus;
+}
+
+static int evlist__open_unit(struct evlist_job *job, int c, int from, int to,
+			     struct evlist_unit_err *ue)
+{
+	struct evlist *evlist = job->evlist;
+	struct evsel *evsel;
+	int i, t, err;
+
+	evlist__for_each_evsel(evlist, evsel, i) {
+		if (evlist_job__stopped(job))
+			return 0;
+		err = evsel__open_cpu(evsel, evlist->cpus, evlist->threads, c, from, to,
+				      evlist->open_fn, evlist->open_ctx, &t);
+		if (err) {
+			ue->evsel_idx = i;
+			ue->thread_idx = t;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int evlist__close_unit(struct evlist_job *job, int c, int from, int to,
+			      struct evlist_unit_err *ue)
+{
+	struct evsel *evsel;
+	int i;
+
+	evlist__for_each_evsel(job->evlist, evsel, i) {
+		if (!evsel__has_slot(evsel, c))
+			continue;
+		evsel__close_cpu(evsel, c, from, to < evsel->nr_threads ? to : evsel->nr_threads);
+	}
+	return 0;
+}
+
+static int evlist__ioctl_unit(struct evlist_job *job, int c, int from, int to,
+			      struct evlist_unit_err *ue,
+			      int (*fn)(struct evsel *, int, int, int))
+{
+	struct evsel *evsel;
+	int i, err, first = 0;
+
+	evlist__for_each_evsel(job->evlist, evsel, i) {
+		if (!evsel__has_slot(evsel, c))
+			continue;
+		err = fn(evsel, c, from, to < evsel->nr_threads ? to : evsel->nr_threads);
+		if (err && !first) {
+			first = err;
+			ue->evsel_idx = i;
+			ue->thread_idx = from;
+		}
+	}
+	return first;
+}
+
+static int evlist__enable_unit(struct evlist_job *job, int c, int from, int to,
+			       struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c, from, to, ue, evsel__enable_cpu);
+}
+
+static int evlist__disable_unit(struct evlist_job *job, int c, int from, int to,
+				struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c, from, to, ue, evsel__disable_cpu);
+}
+
+/* Map the ring of (c, t) from its first fd and point the other fds there. */
+static int evlist__mmap_unit(struct evlist_job *job, int c, int from, int to,
+			     struct evlist_unit_err *ue)
+{
+	struct evlist *evlist = job->evlist;
+	struct evsel *evsel;
+	int i, t, err;
+
+	for (t = from; t < to; t++) {
+		struct ringbuf *rb = &evlist->rings[evlist__per_thread(evlist) ? t : c];
+
+		evlist__for_each_evsel(evlist, evsel, i) {
+			int fd = evsel__has_slot(evsel, c) && t < evsel->nr_threads ?
+				 evsel__fd(evsel, c, t) : -1;
+
+			if (fd < 0)
+				continue;
+			if (!rb->base)
+				err = ringbuf__mmap(rb, fd, job->pages, evlist->cpus->map[c]);
+			else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rb->fd) < 0)
+				err = -errno;
+			else
+				err = 0;
+			if (err) {
+				ue->evsel_idx = i;
+				ue->thread_idx = t;
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static int evlist__munmap_unit(struct evlist_job *job, int c, int from, int to,
+			       struct evlist_unit_err *ue)
+{
+	struct evlist *evlist = job->evlist;
+
+	ringbuf__munmap(&evlist->rings[evlist__per_thread(evlist) ? from : c]);
+	return 0;
+}
+
+/* Run fn on every unit; the first error in (evsel, unit) order, or 0. */
+static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
+		       unsigned int pages)
+{
+	struct evlist_job job = { .fn = fn, .stop_on_error = stop_on_error, .pages = pages };
+	int err;
+
+	if (!evlist->cpus || !evlist->threads || !evlist->nr_entries)
+		return 0;
+	err = evlist_job__run(evlist, &job);
+	if (!err)
+		err = evlist_job__error(&job);
+	free(job.errs);
+	return err;
+}
+
+/* ---- open ----------------------------------------------------------------- */
+
+static int read_int_file(const char *path, int *val)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+static int perf_event_paranoid(void)
+{
+	int paranoid = 2;
+
+	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	return paranoid;
+}
+
+static unsigned long count_open_files(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *d;
+	unsigned long n = 0;
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n ? n - 1 : 0;	/* not the directory's own fd */
+}
+
+/*
+ * EMFILE: raise the soft RLIMIT_NOFILE to what the evlist needs (raising
+ * the hard limit too when allowed, else up to it).  0 when it went up,
+ * -EMFILE when it cannot (it was that high already: the error is real).
+ */
+static int evlist__raise_nofile(struct evlist *evlist, unsigned long *need)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	*need = (unsigned long)evlist__nr_slots(evlist) + count_open_files() + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= *need)
+		return -EMFILE;
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return -EMFILE;
+	want = *need;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) {
+		struct rlimit raised = { want, want };
+
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+			return 0;
+		want = rl.rlim_max;
+		if (want <= rl.rlim_cur)
+			return -EMFILE;
+	}
+	rl.rlim_cur = want;
+	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
+}
+
+/*
+ * Attr features of newer kernels, newest first: an EINVAL on the first
+ * descriptor of an evsel that uses one means this kernel lacks it, so it is
+ * switched off on every evsel, one feature per retry (perf's
+ * evsel__detect_missing_features()).
+ */
+struct attr_feature {
+	unsigned int	bit;
+	bool		(*has)(const struct perf_event_attr *attr);
+	void		(*clear)(struct perf_event_attr *attr);
+};
+
+static bool attr__has_read_lost(const struct perf_event_attr *a) { return a->read_format & PERF_FORMAT_LOST; }
+static void attr__clear_read_lost(struct perf_event_attr *a) { a->read_format &= ~(u64)PERF_FORMAT_LOST; }
+static bool attr__has_build_id(const struct perf_event_attr *a) { return a->build_id; }
+static void attr__clear_build_id(struct perf_event_attr *a) { a->build_id = 0; }
+static bool attr__has_ksymbol(const struct perf_event_attr *a) { return a->ksymbol || a->bpf_event; }
+static void attr__clear_ksymbol(struct perf_event_attr *a) { a->ksymbol = 0; a->bpf_event = 0; }
+static bool attr__has_switch(const struct perf_event_attr *a) { return a->context_switch; }
+static void attr__clear_switch(struct perf_event_attr *a) { a->context_switch = 0; }
+static bool attr__has_clockid(const struct perf_event_attr *a) { return a->use_clockid; }
+static void attr__clear_clockid(struct perf_event_attr *a) { a->use_clockid = 0; a->clockid = 0; }
+static bool attr__has_mmap2(const struct perf_event_attr *a) { return a->mmap2; }
+static void attr__clear_mmap2(struct perf_event_attr *a) { a->mmap2 = 0; a->mmap = 1; }
+static bool attr__has_comm_exec(const struct perf_event_attr *a) { return a->comm_exec; }
+static void attr__clear_comm_exec(struct perf_event_attr *a) { a->comm_exec = 0; }
+static bool attr__has_exclude_guest(const struct perf_event_attr *a) { return a->exclude_guest || a->exclude_host; }
+static void attr__clear_exclude_guest(struct perf_event_attr *a) { a->exclude_guest = 0; a->exclude_host = 0; }
+static bool attr__has_sample_id_all(const struct perf_event_attr *a) { return a->sample_id_all; }
+static void attr__clear_sample_id_all(struct perf_event_attr *a) { a->sample_id_all = 0; }
+
+static const struct attr_feature attr_features[] = {
+	{ EVLIST_FALLBACK_READ_LOST,	 attr__has_read_lost,	  attr__clear_read_lost },
+	{ EVLIST_FALLBACK_BUILD_ID,	 attr__has_build_id,	  attr__clear_build_id },
+	{ EVLIST_FALLBACK_KSYMBOL,	 attr__has_ksymbol,	  attr__clear_ksymbol },
+	{ EVLIST_FALLBACK_CONTEXT_SWITCH, attr__has_switch,	  attr__clear_switch },
+	{ EVLIST_FALLBACK_CLOCKID,	 attr__has_clockid,	  attr__clear_clockid },
+	{ EVLIST_FALLBACK_MMAP2,	 attr__has_mmap2,	  attr__clear_mmap2 },
+	{ EVLIST_FALLBACK_COMM_EXEC,	 attr__has_comm_exec,	  attr__clear_comm_exec },
+	{ EVLIST_FALLBACK_EXCLUDE_GUEST, attr__has_exclude_guest, attr__clear_exclude_guest },
+	{ EVLIST_FALLBACK_SAMPLE_ID_ALL, attr__has_sample_id_all, attr__clear_sample_id_all },
+};
+
+static bool evlist__drop_missing_feature(struct evlist *evlist, struct evlist_open_error *oerr)
+{
+	size_t f;
+	int i;
+
+	for (f = 0; f < sizeof(attr_features) / sizeof(attr_features[0]); f++) {
+		const struct attr_feature *feat = &attr_features[f];
+
+		if ((oerr->fallbacks & feat->bit) || !feat->has(&oerr->evsel->attr))
+			continue;
+		for (i = 0; i < evlist->nr_entries; i++)
+			feat->clear(&evlist->entries[i]->attr);
+		oerr->fallbacks |= feat->bit;
+		return true;
+	}
+	return false;
+}
+
+/* ":P": one step less precise (perf's evsel__precise_ip_fallback()). */
+static bool evsel__lower_precise(struct evsel *evsel)
+{
+	if (!evsel->precise_max || !evsel->attr.precise_ip)
+		return false;
+	evsel->attr.precise_ip--;
+	return true;
+}
+
+/* paranoid > 1 forbids the kernel: count user space only, named "…:u" (perf's evsel__fallback()). */
+static bool evsel__exclude_kernel(struct evsel *evsel)
+{
+	const char *sep = strchr(evsel->name, ':') || strchr(evsel->name, '/') ? "" : ":";
+	char *name;
+
+	if (evsel->attr.exclude_kernel || evsel->attr.exclude_user || perf_event_paranoid() <= 1)
+		return false;
+	if (asprintf(&name, "%s%su", evsel->name, sep) < 0)
+		return false;
+	free(evsel->name);
+	evsel->name = name;
+	evsel->attr.exclude_kernel = 1;
+	evsel->attr.exclude_hv = 1;
+	return true;
+}
+
+/* On the calling thread, after a failed open: change something and retry, or not. */
+static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oerr)
+{
+	struct evsel *evsel = oerr->evsel;
+	int err = oerr->err;
+
+	if (!evsel)
+		return false;
+	if (evsel__lower_precise(evsel)) {
+		oerr->fallbacks |= EVLIST_FALLBACK_PRECISE_IP;
+		return true;
+	}
+	if (err == -EMFILE) {
+		if (evlist__raise_nofile(evlist, &oerr->nofile_need) || (oerr->fallbacks & EVLIST_FALLBACK_NOFILE))
+			return false;
+		oerr->fallbacks |= EVLIST_FALLBACK_NOFILE;
+		return true;
+	}
+	if (err == -EINVAL && oerr->cpu_idx == 0 && oerr->thread_idx == 0 &&
+	    evlist__drop_missing_feature(evlist, oerr))
+		return true;
+	if ((err == -EACCES || err == -EPERM) && evsel__exclude_kernel(evsel)) {
+		oerr->fallbacks |= EVLIST_FALLBACK_EXCLUDE_KERNEL;
+		return true;
+	}
+	return false;
+}
+
+static void evlist_open_error__where(struct evlist_open_error *oerr, struct evlist *evlist,
+				     const struct evlist_job *job)
+{
+	int u = evlist_job__first_error(job);
+	const struct evlist_unit_err *ue;
+
+	if (u < 0)
+		return;
+	ue = &job->errs[u];
+	oerr->err = ue->err;
+	oerr->evsel = evlist->entries[ue->evsel_idx];
+	oerr->cpu_idx = evlist__per_thread(evlist) ? 0 : u;
+	oerr->thread_idx = ue->thread_idx;
+	oerr->cpu = evlist->cpus->map[oerr->cpu_idx];
+	oerr->tid = evlist->threads->map[oerr->thread_idx];
+}
+
+/* One attempt: allocate every evsel's slots, open them all, or say where it failed. */
+static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oerr)
+{
+	struct evlist_job job = { .fn = evlist__open_unit, .stop_on_error = true };
 	struct evsel *evsel;
 	int i, err;
 
 	evlist__for_each_evsel(evlist, evsel, i) {
-		err = evsel__open(evsel, evlist->cpus, evlist->threads, NULL, NULL);
+		err = evsel__alloc_fds(evsel, evlist->cpus->nr, evlist->threads->nr);
 		if (err)
-			goto out_close;
-		err = evsel__read_ids(evsel);
-		if (err)
-			goto out_close;
+			goto out_err;
 	}
+	err = evlist_job__run(evlist, &job);
+	if (err)
+		goto out_err;
+	evlist_open_error__where(oerr, evlist, &job);
+	free(job.errs);
+	if (oerr->err)
+		return oerr->err;
+	evlist__for_each_evsel(evlist, evsel, i)
+		evsel->nr_ids = evsel->nr_cpus * evsel->nr_threads;
 	return 0;
 
-out_close:
-	evlist__close(evlist);
+out_err:
+	oerr->err = err;
 	return err;
 }
+
+static void evlist_open_error__reset(struct evlist_open_error *oerr)
+{
+	oerr->err = 0;
+	oerr->evsel = NULL;
+	oerr->cpu_idx = oerr->thread_idx = -1;
+	oerr->cpu.cpu = -1;
+	oerr->tid = -1;
+}
+
+int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_error *oerr)
+{
+	struct evlist_open_error local;
+	int tries, err;
+
+	if (!oerr)
+		oerr = &local;
+	memset(oerr, 0, sizeof(*oerr));
+	evlist__set_wq(evlist, wq);
+	if (!evlist->cpus || !evlist->threads)
+		return -EINVAL;
+	/* Every fallback changes an attr for good or is taken once: this ends. */
+	for (tries = 0; ; tries++) {
+		evlist_open_error__reset(oerr);
+		err = evlist__open_once(evlist, oerr);
+		if (!err)
+			return 0;
+		evlist__close(evlist);
+		if (tries > 64 || !evlist__fallback(evlist, oerr))
+			return err;
+	}
+}
+
+int evlist__open(struct evlist *evlist)
+{
+	return evlist__open_wq(evlist, evlist->wq, NULL);
+}
+
+int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size)
+{
+	const struct evsel *evsel = oerr->evsel;
+	const char *name = evsel ? evsel->name : "";
+
+	if (!evsel)
+		return snprintf(buf, size, "cannot open the events: %s", strerror(-oerr->err));
+	switch (-oerr->err) {
+	case EACCES:
+	case EPERM:
+		return snprintf(buf, size, "no permission to open '%s' (kernel.perf_event_paranoid is %d): "
+				"run as root, or allow it with 'sysctl kernel.perf_event_paranoid=-1'",
+				name, perf_event_paranoid());
+	case EMFILE:
+	case ENFILE:
+		return snprintf(buf, size, "too many open files: this recording needs about %lu descriptors; "
+				"raise the limit with 'ulimit -n %lu'", oerr->nofile_need, oerr->nofile_need);
+	case ESRCH:
+		return snprintf(buf, size, "thread %d went away before '%s' could be opened on it; "
+				"check the -p/-t ids", oerr->tid, name);
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		return snprintf(buf, size, "event '%s' is not supported on this machine%s; "
+				"'perf list' shows the events", name,
+				evsel->attr.type == PERF_TYPE_HARDWARE ? " (no hardware PMU)" : "");
+	default:
+		return snprintf(buf, size, "cannot open '%s' on CPU %d%s: %s", name, oerr->cpu.cpu,
+				oerr->tid > 0 ? " for that thread" : "", strerror(-oerr->err));
+	}
+}
+
+/* ---- close, enable, disable, mmap, munmap --------------------------------- */
 
 void evlist__close(struct evlist *evlist)
 {
 	struct evsel *evsel;
 	int i;
 
+	evlist__run(evlist, evlist__close_unit, false, 0);
 	evlist__for_each_evsel(evlist, evsel, i)
-		evsel__close(evsel);
-}
-
-static int evlist__for_each_ioctl(struct evlist *evlist, int (*fn)(struct evsel *))
-{
-	struct evsel *evsel;
-	int i, err;
-
-	evlist__for_each_evsel(evlist, evsel, i) {
-		err = fn(evsel);
-		if (err)
-			return err;
-	}
-	return 0;
+		evsel__close(evsel);	/* frees the arrays; closes what no unit covered */
 }
 
 int evlist__enable(struct evlist *evlist)
 {
-	return evlist__for_each_ioctl(evlist, evsel__enable);
+	return evlist__run(evlist, evlist__enable_unit, false, 0);
 }
 
 int evlist__disable(struct evlist *evlist)
 {
-	return evlist__for_each_ioctl(evlist, evsel__disable);
-}
-
-/* Ring index for (cpu index, thread index): per CPU, or per thread when cpus is {-1}. */
-static int evlist__ring_idx(const struct evlist *evlist, int c, int t)
-{
-	return cpu_map__is_any(evlist->cpus) ? t : c;
-}
-
-static int evlist__mmap_one(struct evlist *evlist, int c, int t, unsigned int pages)
-{
-	struct ringbuf *rb = &evlist->rings[evlist__ring_idx(evlist, c, t)];
-	struct evsel *evsel;
-	int i, err;
-
-	evlist__for_each_evsel(evlist, evsel, i) {
-		int fd = evsel__fd(evsel, c, t);
-
-		if (fd < 0)
-			continue;
-		if (!rb->base) {
-			err = ringbuf__mmap(rb, fd, pages, evlist->cpus->map[c]);
-			if (err)
-				return err;
-			continue;
-		}
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rb->fd) < 0)
-			return -errno;
-	}
-	return 0;
+	return evlist__run(evlist, evlist__disable_unit, false, 0);
 }
 
 int evlist__mmap(struct evlist *evlist, unsigned int pages)
 {
-	int c, t, err, nr_cpus = evlist->cpus->nr, nr_threads = evlist->threads->nr;
+	int i, err;
 
-	evlist->nr_rings = cpu_map__is_any(evlist->cpus) ? nr_threads : nr_cpus;
+	if (!evlist->cpus || !evlist->threads)
+		return -EINVAL;
+	if (pages == 0 || (pages & (pages - 1)))
+		return -EINVAL;
+	evlist->nr_rings = evlist__per_thread(evlist) ? evlist->threads->nr : evlist->cpus->nr;
 	evlist->rings = calloc((size_t)evlist->nr_rings, sizeof(struct ringbuf));
 	if (!evlist->rings)
 		return -ENOMEM;
-	for (c = 0; c < evlist->nr_rings; c++)
-		evlist->rings[c].idx = c;
+	for (i = 0; i < evlist->nr_rings; i++)
+		evlist->rings[i].idx = i;
 
-	for (c = 0; c < nr_cpus; c++) {
-		for (t = 0; t < nr_threads; t++) {
-			err = evlist__mmap_one(evlist, c, t, pages);
-			if (err)
-				goto out_munmap;
-		}
-	}
-	return 0;
-
-out_munmap:
-	evlist__munmap(evlist);
+	err = evlist__run(evlist, evlist__mmap_unit, true, pages);
+	if (err)
+		evlist__munmap(evlist);
 	return err;
 }
 
@@ -204,8 +768,9 @@ void evlist__munmap(struct evlist *evlist)
 
 	if (!evlist->rings)
 		return;
+	evlist__run(evlist, evlist__munmap_unit, false, 0);
 	for (i = 0; i < evlist->nr_rings; i++)
-		ringbuf__munmap(&evlist->rings[i]);
+		ringbuf__munmap(&evlist->rings[i]);	/* a no-op on unmapped rings */
 	free(evlist->rings);
 	evlist->rings = NULL;
 	evlist->nr_rings = 0;

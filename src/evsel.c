@@ -3,11 +3,17 @@
  * evsel.c — one event selector and its descriptors.
  *
  * Owns the attr, the name and the fds[cpu_idx][thread_idx] array of one
- * event, and the ids the kernel gives each fd. Opened, enabled and closed by
- * the thread that sets up the recording (later: by workqueue items, one CPU
- * each — the functions touch only their own evsel, so callers can split the
- * work by evsel or by CPU range). Errors come back as -errno with where they
- * happened; printing them is the caller's job.
+ * event, and the ids the kernel gives each fd (ids[] in the same order).
+ *
+ * Threads: evsel__new/delete/alloc_fds/close and every change to the attr
+ * run on the thread that sets up the recording.  The *_cpu() functions are
+ * what evlist.c hands to its workers: each touches only the fds and ids
+ * slots of one CPU index and one thread range, and reads the attr and the
+ * maps, so calls for different CPUs run at once without locks (the
+ * workqueue orders them against the setting-up thread).  They are pure:
+ * no fallback, no cleanup; the evlist decides what to do with a failure.
+ * Errors come back as -errno with where they happened; printing them is
+ * the caller's job.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,14 +62,23 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
-static int evsel__alloc_fds(struct evsel *evsel, int nr_cpus, int nr_threads)
+int evsel__alloc_fds(struct evsel *evsel, int nr_cpus, int nr_threads)
 {
-	int i, n = nr_cpus * nr_threads;
+	size_t i, n = (size_t)nr_cpus * (size_t)nr_threads;
 
 	free(evsel->fds);
-	evsel->fds = malloc(sizeof(int) * (size_t)n);
-	if (!evsel->fds)
+	free(evsel->ids);
+	evsel->fds = malloc(sizeof(int) * (n ? n : 1));
+	evsel->ids = calloc(n ? n : 1, sizeof(u64));
+	evsel->nr_ids = 0;
+	if (!evsel->fds || !evsel->ids) {
+		free(evsel->fds);
+		free(evsel->ids);
+		evsel->fds = NULL;
+		evsel->ids = NULL;
+		evsel->nr_cpus = evsel->nr_threads = 0;
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		evsel->fds[i] = -1;
 	evsel->nr_cpus = nr_cpus;
@@ -71,36 +86,79 @@ static int evsel__alloc_fds(struct evsel *evsel, int nr_cpus, int nr_threads)
 	return 0;
 }
 
+static int evsel__sys_open(evsel_open_fn open_fn, void *ctx, struct perf_event_attr *attr,
+			   pid_t pid, int cpu)
+{
+	int fd;
+
+	if (open_fn)
+		return open_fn(ctx, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = sys_perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int evsel__open_cpu(struct evsel *evsel, const struct cpu_map *cpus,
+		    const struct thread_map *threads, int cpu_idx, int thread_from,
+		    int thread_to, evsel_open_fn open_fn, void *ctx, int *failed_thread_idx)
+{
+	int t;
+
+	for (t = thread_from; t < thread_to; t++) {
+		int slot = cpu_idx * evsel->nr_threads + t;
+		int fd = evsel__sys_open(open_fn, ctx, &evsel->attr, threads->map[t],
+					 cpus->map[cpu_idx].cpu);
+
+		if (fd < 0)
+			goto out_fail;
+		evsel->fds[slot] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &evsel->ids[slot]) < 0) {
+			fd = -errno;
+			goto out_fail;
+		}
+		continue;
+out_fail:
+		if (failed_thread_idx)
+			*failed_thread_idx = t;
+		return fd;
+	}
+	return 0;
+}
+
 int evsel__open(struct evsel *evsel, struct cpu_map *cpus, struct thread_map *threads,
 		int *failed_cpu, pid_t *failed_tid)
 {
-	int c, t, err;
+	int c, t = 0, err;
 
 	err = evsel__alloc_fds(evsel, cpus->nr, threads->nr);
 	if (err)
 		return err;
 
 	for (c = 0; c < cpus->nr; c++) {
-		for (t = 0; t < threads->nr; t++) {
-			int fd = sys_perf_event_open(&evsel->attr, threads->map[t],
-						     cpus->map[c].cpu, -1,
-						     PERF_FLAG_FD_CLOEXEC);
-			if (fd < 0) {
-				err = -errno;
-				if (failed_cpu)
-					*failed_cpu = cpus->map[c].cpu;
-				if (failed_tid)
-					*failed_tid = threads->map[t];
-				goto out_close;
-			}
-			evsel->fds[c * threads->nr + t] = fd;
+		err = evsel__open_cpu(evsel, cpus, threads, c, 0, threads->nr, NULL, NULL, &t);
+		if (err) {
+			if (failed_cpu)
+				*failed_cpu = cpus->map[c].cpu;
+			if (failed_tid)
+				*failed_tid = threads->map[t];
+			evsel__close(evsel);
+			return err;
 		}
 	}
+	evsel->nr_ids = cpus->nr * threads->nr;
 	return 0;
+}
 
-out_close:
-	evsel__close(evsel);
-	return err;
+void evsel__close_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thread_to)
+{
+	int t;
+
+	for (t = thread_from; t < thread_to; t++) {
+		int *fd = &evsel->fds[cpu_idx * evsel->nr_threads + t];
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
 }
 
 void evsel__close(struct evsel *evsel)
@@ -141,13 +199,39 @@ int evsel__read_ids(struct evsel *evsel)
 	return 0;
 }
 
+static int evsel__ioctl_cpu(struct evsel *evsel, unsigned long req, int cpu_idx,
+			    int thread_from, int thread_to)
+{
+	int t;
+
+	for (t = thread_from; t < thread_to; t++) {
+		int fd = evsel->fds[cpu_idx * evsel->nr_threads + t];
+
+		if (fd >= 0 && ioctl(fd, req, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int evsel__enable_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thread_to)
+{
+	return evsel__ioctl_cpu(evsel, PERF_EVENT_IOC_ENABLE, cpu_idx, thread_from, thread_to);
+}
+
+int evsel__disable_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thread_to)
+{
+	return evsel__ioctl_cpu(evsel, PERF_EVENT_IOC_DISABLE, cpu_idx, thread_from, thread_to);
+}
+
 static int evsel__ioctl_all(struct evsel *evsel, unsigned long req)
 {
-	int i, n = evsel->nr_cpus * evsel->nr_threads;
+	int c, err;
 
-	for (i = 0; i < n; i++)
-		if (evsel->fds[i] >= 0 && ioctl(evsel->fds[i], req, 0) < 0)
-			return -errno;
+	for (c = 0; c < evsel->nr_cpus; c++) {
+		err = evsel__ioctl_cpu(evsel, req, c, 0, evsel->nr_threads);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 

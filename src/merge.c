@@ -20,11 +20,12 @@
  * The merge. Each data.N holds the records of one ring in the order the
  * kernel wrote them, which is time order except for small inversions (an
  * interrupt taking its timestamp and writing its record inside another
- * record's window; a few records apart at most). Each file is one stream
- * with a reorder window: the next MERGE_WINDOW records, kept sorted by
- * insertion from the tail (almost always in place), the earliest first. A
- * binary heap over the streams' earliest records picks the next record to
- * write: a k-way merge that holds O(files x window) records, never a file.
+ * record's window; one record apart in perf's own directories here). Each
+ * file is one stream with a reorder window: the next MERGE_WINDOW records,
+ * kept sorted by insertion from the tail (almost always in place), the
+ * earliest first. A binary heap over the streams' earliest records picks
+ * the next record to write: a k-way merge that holds O(files x window)
+ * records, never a file.
  *
  * FINISHED_ROUND: perf flushes at a marker every queued record up to the
  * newest time seen before the previous marker, and counts a record older
@@ -61,8 +62,9 @@
  * (an mmap writer's unused, zeroed tail) ends that stream at the last whole
  * record; the first such cut is described in the message buffer and counted
  * in the stats. A `data` whose header was never finished (data size 0, no
- * feature table) is read to its end, and the merged file has no features. AUX area data (PERF_RECORD_AUXTRACE, whose payload lies
- * outside header.size, and HEADER_AUXTRACE's file offsets) is refused.
+ * feature table) is read to its end, and the merged file has no features.
+ * AUX area data (PERF_RECORD_AUXTRACE, whose payload lies outside
+ * header.size, and HEADER_AUXTRACE's file offsets) is refused.
  *
  * Runs on the calling thread; everything hangs off a struct merge that lives
  * for one merge__dir() call.
@@ -327,7 +329,8 @@ static u64 merge__time(const struct merge *m, const u8 *rec)
 
 /* ---- input files ---- */
 
-static int mfile__open(struct mfile *f, const char *dir, const char *name, char *why, size_t len)
+static int mfile__open(struct mfile *f, const char *dir, const char *name,
+		       char *why, size_t len)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -616,7 +619,7 @@ static int merge__flush_run(struct merge *m)
 	return err;
 }
 
-/* Write bytes that stay mapped until the end (a file mapping): joined to the run when adjacent. */
+/* Bytes that stay mapped until the end (a file mapping): joined to the run if adjacent. */
 static int merge__put_mapped(struct merge *m, const u8 *p, size_t len)
 {
 	int err;

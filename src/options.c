@@ -611,6 +611,52 @@ static int opt_nr_threads_synth(struct parse_ctx *ctx, const struct opt_def *def
 	return 0;
 }
 
+/* -z/--compression-level[=N]: zstd level 1..22, 1 without a value (perf's). */
+static int opt_compression(struct parse_ctx *ctx, const struct opt_def *def,
+			   const char *arg, bool unset)
+{
+	unsigned long long v = 1;
+
+	if (unset) {
+		ctx->opts->comp_level = 0;
+		return 0;
+	}
+	if (arg && parse_unsigned(arg, 10, 22, &v))
+		return bad_value(ctx, def, arg, "expected a zstd level from 1 to 22");
+	ctx->opts->comp_level = v ? (int)v : 1;
+	return 0;
+}
+
+/* --aio[=N]: asynchronous writes with N buffers in flight, 1 to 4 (perf's). */
+static int opt_aio(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	unsigned long long v = 1;
+
+	if (unset) {
+		ctx->opts->aio = 0;
+		return 0;
+	}
+	if (arg && (parse_unsigned(arg, 10, 4, &v) || v == 0))
+		return bad_value(ctx, def, arg, "expected 1 to 4 buffers in flight");
+	ctx->opts->aio = (int)v;
+	return 0;
+}
+
+/* --mmap-flush=N[BKMG]: the fewest bytes taken from a ring at once (perf's). */
+static int opt_mmap_flush(struct parse_ctx *ctx, const struct opt_def *def,
+			  const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (parse_size_tag(arg, &v) && parse_unsigned(arg, 10, UINT_MAX, &v))
+		return bad_value(ctx, def, arg, "expected a size such as 4096, 64K or 1M");
+	if (v == 0 || v > UINT_MAX)
+		return bad_value(ctx, def, arg, "expected a size from 1 byte to 4G");
+	ctx->opts->mmap_flush = (unsigned int)v;
+	return 0;
+}
+
 /* --threads[=SPEC]: perf's; no value means "cpu". --no-threads: one streaming thread, one file. */
 static int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
 		       const char *arg, bool unset)
@@ -695,9 +741,11 @@ static const struct opt_def record_options[] = {
 	{ 'v', "verbose", OPT_ARG_NONE, 0, NULL, "be more verbose (repeat for more)",
 	  opt_verbose, 0 },
 	OPT_PERF_ONLY('W', "weight"),
-	OPT_PERF_ONLY('z', "compression-level"),
+	{ 'z', "compression-level", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
+	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0 },
 	OPT_PERF_ONLY(0, "affinity"),
-	OPT_PERF_ONLY(0, "aio"),
+	{ 0, "aio", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
+	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0 },
 	OPT_PERF_ONLY(0, "all-cgroups"),
 	OPT_PERF_ONLY(0, "all-kernel"),
 	OPT_PERF_ONLY(0, "all-user"),
@@ -721,7 +769,8 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "kcore"),
 	OPT_PERF_ONLY(0, "kernel-callchains"),
 	OPT_PERF_ONLY(0, "max-size"),
-	OPT_PERF_ONLY(0, "mmap-flush"),
+	OPT_VALUE(0, "mmap-flush", "<size>", opt_mmap_flush,
+		  "the fewest bytes taken from a ring at once (default 1, at most a quarter of it)"),
 	OPT_PERF_ONLY(0, "namespaces"),
 	OPT_PERF_ONLY(0, "no-bpf-event"),
 	OPT_BOOL(0, "no-merge", no_merge,

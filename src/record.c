@@ -46,6 +46,7 @@
 #include "precord/writer.h"
 #include "precord/streams.h"
 #include "precord/merge.h"
+#include "precord/compress.h"
 
 #define EXIT_USAGE	129
 #define DEFAULT_RT_PRIO	10	/* streaming threads: SCHED_FIFO, as `chrt -f 10` */
@@ -835,6 +836,9 @@ static int record__write_interim_header(struct record *rec)
 		.clockid = rec->opts.clockid,
 		.no_buildid = true,
 		.dir_format = true,
+		.compressed = rec->opts.comp_level > 0,
+		.comp_level = (u32)rec->opts.comp_level,
+		.comp_mmap_len = ZCOMP_MMAP_LEN,
 	};
 	int err = writer__flush(&rec->writer);
 
@@ -856,8 +860,16 @@ static int record__finish_output(struct record *rec)
 		.no_buildid = true,
 		.dir_format = rec->threaded,
 	};
-	u64 end, size;
+	u64 end, size, in, out;
 	int err;
+
+	if (rec->opts.comp_level) {
+		streams__comp_bytes(&rec->streams, &in, &out);
+		env.compressed = true;
+		env.comp_level = (u32)rec->opts.comp_level;
+		env.comp_ratio = zcomp__ratio(in, out);
+		env.comp_mmap_len = ZCOMP_MMAP_LEN;
+	}
 
 	writer__close(&rec->writer);
 	end = rec->writer.offset;
@@ -1033,6 +1045,17 @@ static void record__print_summary(struct record *rec)
 		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
 }
 
+/* --mmap-flush, capped at a quarter of a ring as perf does. */
+static unsigned int record__mmap_flush(const struct record *rec)
+{
+	size_t quarter;
+
+	if (!rec->opts.mmap_flush || !rec->evlist->nr_rings)
+		return 0;
+	quarter = (rec->evlist->rings[0].mask + 1) / 4;
+	return rec->opts.mmap_flush > quarter ? (unsigned int)quarter : rec->opts.mmap_flush;
+}
+
 static int record__start_streams(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -1044,6 +1067,9 @@ static int record__start_streams(struct record *rec)
 		.time_off = sample_time_offset(rec->evlist),
 		.rt_prio = o->realtime_prio,
 		.notify_fd = rec->notify_fd,
+		.aio = o->aio,
+		.comp_level = o->comp_level,
+		.mmap_flush = record__mmap_flush(rec),
 	};
 	char msg[256] = "";
 	int err, nfail, rt_err;
@@ -1104,7 +1130,7 @@ static int record__keep_dir(struct record *rec)
  */
 static int record__finish_dir(struct record *rec)
 {
-	struct merge_opts mo = { .quiet = rec->opts.quiet };
+	struct merge_opts mo = { .quiet = rec->opts.quiet, .comp_level = rec->opts.comp_level };
 	bool full = rec->write_error == -ENOSPC || rec->write_error == -EDQUOT;
 	char msg[512] = "";
 	int err = record__keep_old(rec);
@@ -1125,6 +1151,8 @@ static int record__finish_dir(struct record *rec)
 			rec->path, rec->path);
 		return record__keep_dir(rec);
 	}
+	if (msg[0] && !rec->opts.quiet)
+		fprintf(stderr, "precord: warning: %s\n", msg);
 	remove_staging(rec->staging);
 	return 0;
 }
@@ -1176,7 +1204,9 @@ static int record__run(struct record *rec)
 	if (err)
 		return err;
 	err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
-	if (!err)
+	if (!err && o->aio && !rec->threaded)
+		err = writer__open_aio(&rec->writer, rec->out_fd, rec->data_offset, 0, o->aio);
+	else if (!err)
 		err = writer__open(&rec->writer, WRITER_WRITE, rec->out_fd, rec->data_offset);
 	if (err) {
 		fprintf(stderr, "precord: cannot write '%s': %s\n", rec->path, strerror(-err));

@@ -34,7 +34,7 @@ int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings
 {
 	memset(s, 0, sizeof(*s));
 	s->idx = idx;
-	snprintf(s->name, sizeof(s->name), "prec-rd/%d", idx);
+	snprintf(s->name, sizeof(s->name), "prec-rd/%u", (unsigned int)(idx % 100000));
 	s->rings = rings;
 	s->nr_rings = nr_rings;
 	s->writer = writer;
@@ -67,10 +67,16 @@ static void stream__note_times(struct stream *s, const unsigned char *p, size_t 
 	}
 }
 
+static int stream_emit(void *ctx, const void *record, size_t size)
+{
+	return writer__write(ctx, record, size);
+}
+
 static int stream_sink(void *ctx, const void *data, size_t size)
 {
 	struct stream *s = ctx;
-	int err = writer__write(s->cur, data, size);
+	int err = s->cur_zc ? zcomp__compress(s->cur_zc, data, size, stream_emit, s->cur)
+			    : writer__write(s->cur, data, size);
 
 	if (err)
 		return err;
@@ -91,7 +97,11 @@ ssize_t stream__drain(struct stream *s)
 		struct ringbuf *rb = s->rings[i];
 		u64 samples = rb->nr_samples, lrec = rb->nr_lost_records, lost = rb->lost;
 
+		/* --mmap-flush: leave a ring with less than that, except at the end. */
+		if (s->mmap_flush > 1 && !s->final && ringbuf__pending(rb) < s->mmap_flush)
+			continue;
 		s->cur = s->ring_writers ? &s->ring_writers[i] : s->writer;
+		s->cur_zc = s->zc ? s->zc[s->ring_writers ? i : 0] : NULL;
 		n = ringbuf__read(rb, stream_sink, s);
 		if (n < 0)
 			return n;
@@ -112,12 +122,42 @@ ssize_t stream__drain(struct stream *s)
 	return total;
 }
 
+/*
+ * The longest a thread sleeps: below the wakeup watermark (half a ring) the
+ * kernel never wakes it, so without a timeout a slow trickle of records would
+ * wait in the ring until the end; this way what is recorded reaches the file
+ * within STREAM_IDLE_MS, and a recording killed with SIGKILL keeps it.
+ */
+#define STREAM_IDLE_MS	250
+
+/*
+ * Before sleeping, push what the writers hold to the file: an idle moment
+ * costs nothing, and a recording killed with SIGKILL then loses only what
+ * arrived since the last idle pass. (Not the mmap backend: its flush cuts
+ * the file to size, meant for the end.)
+ */
+static int stream__flush_idle(struct stream *s)
+{
+	int i, err;
+
+	if (s->writer_kind == WRITER_MMAP)
+		return 0;
+	if (!s->out_fds)
+		return writer__flush(s->writer);
+	for (i = 0; i < s->nr_rings; i++) {
+		err = writer__flush(&s->ring_writers[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Poll the rings' fds and ctl_fd; returns 1 to stop, 0 to go on, -errno. */
 static int stream__wait(struct stream *s, struct pollfd *pfd, int *nr_alive)
 {
 	int i, ret;
 
-	ret = poll(pfd, (nfds_t)s->nr_rings + 1, -1);
+	ret = poll(pfd, (nfds_t)s->nr_rings + 1, STREAM_IDLE_MS);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (pfd[s->nr_rings].revents & POLLIN)
@@ -135,17 +175,54 @@ static int stream__wait(struct stream *s, struct pollfd *pfd, int *nr_alive)
 }
 
 /* Bind memory to the thread's node, then open the per-ring writers there. */
+static int stream__open_compressors(struct stream *s)
+{
+	int i, n = s->out_fds ? s->nr_rings : 1;
+
+	if (!s->comp_level)
+		return 0;
+	s->zc = calloc((size_t)n, sizeof(*s->zc));
+	if (!s->zc)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		s->zc[i] = zcomp__new(s->comp_level);
+		if (!s->zc[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void stream__close_compressors(struct stream *s)
+{
+	int i, n = s->out_fds ? s->nr_rings : 1;
+
+	if (!s->zc)
+		return;
+	for (i = 0; i < n; i++) {
+		s->comp_in += zcomp__bytes_in(s->zc[i]);
+		s->comp_out += zcomp__bytes_out(s->zc[i]);
+		zcomp__delete(s->zc[i]);
+	}
+	free(s->zc);
+	s->zc = NULL;
+}
+
 static int stream__open_writers(struct stream *s)
 {
 	int i, err;
 
 	if (s->node >= 0 && numa_available() >= 0 && numa_num_configured_nodes() > 1)
 		numa_set_preferred(s->node);
-	if (!s->out_fds)
-		return 0;
+	err = stream__open_compressors(s);
+	if (err || !s->out_fds)
+		return err;
 	for (i = 0; i < s->nr_rings; i++) {
-		err = writer__open_size(&s->ring_writers[i], s->writer_kind, s->out_fds[i], 0,
-					STREAM_RING_BUF_SIZE);
+		if (s->aio)
+			err = writer__open_aio(&s->ring_writers[i], s->out_fds[i], 0,
+					       STREAM_RING_BUF_SIZE, s->aio);
+		else
+			err = writer__open_size(&s->ring_writers[i], s->writer_kind, s->out_fds[i],
+						0, STREAM_RING_BUF_SIZE);
 		if (err)
 			return err;
 	}
@@ -157,6 +234,7 @@ static int stream__close_writers(struct stream *s)
 {
 	int i, err = 0;
 
+	stream__close_compressors(s);
 	if (!s->out_fds)
 		return writer__flush(s->writer);
 	for (i = 0; i < s->nr_rings; i++) {
@@ -205,6 +283,9 @@ static void *stream__thread(void *arg)
 			s->all_hup = true;
 			break;
 		}
+		s->error = stream__flush_idle(s);
+		if (s->error)
+			break;
 		stop = stream__wait(s, pfd, &nr_alive);
 		if (stop < 0) {
 			s->error = stop;
@@ -212,6 +293,7 @@ static void *stream__thread(void *arg)
 		}
 	}
 	/* The final pass: the main thread disabled the events before asking. */
+	s->final = true;
 	if (stop > 0 && !s->error) {
 		n = stream__drain(s);
 		if (n < 0)

@@ -65,13 +65,16 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 	err = stream__init(s, t, rings, n, NULL, cfg->time_off, cfg->notify_fd);
 	if (err)
 		return err;
-	snprintf(s->name, sizeof(s->name), "prec-rd/%d", t);
+	snprintf(s->name, sizeof(s->name), "prec-rd/%u", (unsigned int)(t % 100000));
 	s->write_rounds = false;	/* data.N hold raw ring order; the merge adds rounds */
 	s->out_fds = fds;
 	s->writer_kind = cfg->writer_kind;
 	s->affinity = ss->layout->affinity[t];
 	s->node = ss->layout->node[t];
 	s->rt_prio = cfg->rt_prio;
+	s->aio = cfg->aio;
+	s->comp_level = cfg->comp_level;
+	s->mmap_flush = cfg->mmap_flush;
 	return 0;
 }
 
@@ -139,6 +142,8 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 		return ret;
 	ss->nr = 1;
 	ss->s[0].rt_prio = cfg->rt_prio;
+	ss->s[0].comp_level = cfg->comp_level;
+	ss->s[0].mmap_flush = cfg->mmap_flush;
 	return 0;
 }
 
@@ -210,6 +215,17 @@ void streams__total(const struct streams *ss, struct stream_stats *t)
 			t->first_time = s->first_time;
 		if (s->last_time > t->last_time)
 			t->last_time = s->last_time;
+	}
+}
+
+void streams__comp_bytes(const struct streams *ss, u64 *in, u64 *out)
+{
+	int i;
+
+	*in = *out = 0;
+	for (i = 0; i < ss->nr; i++) {
+		*in += ss->s[i].comp_in;
+		*out += ss->s[i].comp_out;
 	}
 }
 

@@ -32,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@
 #include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/threadmap.h"
+#include "wq.h"
 
 #define ID_HDR_MAX	64	/* sample_id trailer: 6 u64 at most today */
 /* perf leaves room for the optional {machine_pid, vcpu} part of each entry. */
@@ -521,35 +523,65 @@ static int synth__leader_maps(struct synth *s, pid_t pid, pid_t tgid)
 
 /* ---- processes and threads --------------------------------------------- */
 
-/* perf's system-wide form: FORK + COMM per task, MMAP2 after the leader's COMM. */
-static int synth__process(struct synth *s, pid_t pid)
+/*
+ * The tasks of process pid, in readdir order (the order records are
+ * written in): the count and a malloc'ed array in *tids, or -ESRCH when the
+ * process is gone, or -errno.
+ */
+static int task_dir__read(const struct synth *s, pid_t pid, pid_t **tids)
 {
 	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
 	char path[PATH_MAX];
+	int nr = 0, alloc = 0;
 	struct dirent *de;
-	bool any = false;
-	int err = 0;
+	pid_t *v = NULL;
 	DIR *d;
 
+	*tids = NULL;
 	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
 	d = opendir(path);
-	if (!d) {
-		err = errno == ENOENT ? -ESRCH : -errno;
-		if (err == -ESRCH)
-			stats__vanished(s->o);
-		return err;
-	}
-	while (!err && (de = readdir(d))) {
-		pid_t tid = parse_pid(de->d_name), parent;
-		struct task_status ts;
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d))) {
+		pid_t tid = parse_pid(de->d_name);
 
 		if (tid < 0)
 			continue;
+		if (nr == alloc) {
+			pid_t *n = realloc(v, (size_t)(alloc = alloc ? 2 * alloc : 16) * sizeof(*v));
+
+			if (!n) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = n;
+		}
+		v[nr++] = tid;
+	}
+	closedir(d);
+	*tids = v;
+	return nr;
+}
+
+/*
+ * perf's system-wide form for some tasks of process pid: FORK + COMM per
+ * task, MMAP2 right after the leader's COMM. Tasks that went away are
+ * skipped; *any tells whether one could be read. 0 or the emit error.
+ */
+static int synth__tasks(struct synth *s, pid_t pid, const pid_t *tids, int nr, bool *any)
+{
+	int i, err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		pid_t tid = tids[i], parent;
+		struct task_status ts;
+
 		if (task_status__read(s, pid, tid, &ts)) {
 			stats__vanished(s->o);
 			continue;
 		}
-		any = true;
+		*any = true;
 		if (!s->o->no_task) {
 			parent = tid == ts.tgid ? ts.ppid : ts.tgid;
 			err = synth__fork(s, ts.tgid, parent, tid, parent);
@@ -559,7 +591,23 @@ static int synth__process(struct synth *s, pid_t pid)
 		if (!err && tid == ts.tgid && !ts.kernel && !s->o->no_mmap)
 			err = synth__leader_maps(s, tid, ts.tgid);
 	}
-	closedir(d);
+	return err;
+}
+
+/* Every task of process pid. -ESRCH when it is gone (counted as vanished). */
+static int synth__process(struct synth *s, pid_t pid)
+{
+	bool any = false;
+	pid_t *tids;
+	int nr, err;
+
+	nr = task_dir__read(s, pid, &tids);
+	if (nr == -ESRCH)
+		stats__vanished(s->o);
+	if (nr < 0)
+		return nr;
+	err = synth__tasks(s, pid, tids, nr, &any);
+	free(tids);
 	if (!err && !any) {
 		stats__vanished(s->o);
 		err = -ESRCH;
@@ -635,6 +683,343 @@ int synthesize__all(const struct synth_opts *o, synth_emit_fn emit, void *ctx)
 		synth__process(&s, pids[i]);	/* gone or unreadable: skipped */
 	free(pids);
 	return s.emit_err;
+}
+
+/* ---- system-wide, in parallel on a workqueue ---------------------------- */
+
+#define SYNTH_BUF_MIN		(64 * 1024)	/* first size of a participant's buffer */
+#define SYNTH_SPLIT_TASKS	64	/* processes with more tasks are split (measured) */
+#define SYNTH_PIECE_TASKS	32	/* tasks per piece of a split process (measured) */
+
+/* One participant's records, appended in the order it synthesized them. */
+struct synth_buf {
+	char	*data;
+	size_t	len, alloc;
+	int	err;		/* -ENOMEM: this participant stops, and the walk */
+};
+
+/* Records some participant wrote: which buffer, which bytes of it. */
+struct synth_span {
+	size_t	off, len;
+	int	slot;
+};
+
+/*
+ * One process of the walk. A process with more than SYNTH_SPLIT_TASKS
+ * tasks is not synthesized when its pid is claimed: its tids are kept and
+ * cut into pieces of SYNTH_PIECE_TASKS, synthesized in a second loop, so a
+ * process of 10 000 threads does not run on one participant alone.
+ */
+struct synth_proc {
+	struct synth_span	span;		/* its records (not split) */
+	pid_t			*tids;		/* split: its tasks, in readdir order */
+	int			nr_tids;
+	int			first_piece;	/* split: index of its first piece */
+};
+
+/* A slice of a split process's tasks. */
+struct synth_piece {
+	struct synth_span	span;
+	int			proc;		/* index in pids/procs */
+	int			from, to;	/* tids[from, to) */
+	bool			any;		/* a task could be read */
+};
+
+/*
+ * One parallel walk. Legend: I: set before a loop, read-only during it;
+ * A: atomic, see synth_par__claim(); S(slot): only the participant running
+ * in that slot writes it; S(i): only the participant that claimed item i.
+ * The caller reads what the participants wrote after wq__parallel_for()
+ * has returned, which orders every participant's writes before its return.
+ */
+struct synth_par {
+	const struct synth_opts	*o;		/* I */
+	const pid_t		*pids;		/* I */
+	long			nr;		/* I: pids */
+	long			nr_items;	/* I: of the running loop */
+	_Atomic long		next;		/* A: first unclaimed item */
+	_Atomic int		stop;		/* A: a participant failed */
+	struct synth_buf	*bufs;		/* S(slot), one per pool slot */
+	struct synth_proc	*procs;		/* S(i), one per pid */
+	struct synth_piece	*pieces;	/* S(i) in the second loop; I in the first */
+	long			nr_pieces;	/* I */
+};
+
+static int synth_buf__append(void *ctx, const void *record, size_t size)
+{
+	struct synth_buf *b = ctx;
+
+	if (b->len + size > b->alloc) {
+		size_t alloc = b->alloc ? b->alloc : SYNTH_BUF_MIN;
+		char *n;
+
+		while (alloc < b->len + size)
+			alloc *= 2;
+		n = realloc(b->data, alloc);
+		if (!n)
+			return b->err = -ENOMEM;
+		b->data = n;
+		b->alloc = alloc;
+	}
+	memcpy(b->data + b->len, record, size);
+	b->len += size;
+	return 0;
+}
+
+/* The next item nobody has claimed, or -1 when all are (or the walk failed). */
+static long synth_par__claim(struct synth_par *p)
+{
+	long i;
+
+	/* relaxed: stop only cuts the walk short; the error is returned by the failing call */
+	if (atomic_load_explicit(&p->stop, memory_order_relaxed))
+		return -1;
+	/*
+	 * relaxed: the cursor only hands out distinct indexes; what their
+	 * owners write reaches the caller through the end of the loop.
+	 */
+	i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+	return i < p->nr_items ? i : -1;
+}
+
+static int synth_par__fail(struct synth_par *p, int err)
+{
+	atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
+	return err;
+}
+
+/* First loop, one pid at a time: a whole process, or its tids kept for the second. */
+static int synth_par__proc(struct synth_par *p, struct synth *s, long i)
+{
+	struct synth_proc *pr = &p->procs[i];
+	struct synth_buf *b = s->ctx;
+	bool any = false;
+	pid_t *tids;
+	int nr;
+
+	nr = task_dir__read(s, p->pids[i], &tids);
+	if (nr == -ESRCH)
+		stats__vanished(p->o);
+	if (nr == -ENOMEM)
+		return nr;
+	if (nr < 0)
+		return 0;
+	if (nr > SYNTH_SPLIT_TASKS) {
+		pr->tids = tids;
+		pr->nr_tids = nr;
+		return 0;
+	}
+	pr->span.slot = (int)(b - p->bufs);
+	pr->span.off = b->len;
+	synth__tasks(s, p->pids[i], tids, nr, &any);
+	pr->span.len = b->len - pr->span.off;
+	free(tids);
+	if (!any && !b->err)
+		stats__vanished(p->o);
+	return b->err;
+}
+
+/* Second loop, one piece of a split process at a time. */
+static int synth_par__piece(struct synth_par *p, struct synth *s, long i)
+{
+	struct synth_piece *pc = &p->pieces[i];
+	const struct synth_proc *pr = &p->procs[pc->proc];
+	struct synth_buf *b = s->ctx;
+
+	pc->span.slot = (int)(b - p->bufs);
+	pc->span.off = b->len;
+	synth__tasks(s, p->pids[pc->proc], pr->tids + pc->from, pc->to - pc->from, &pc->any);
+	pc->span.len = b->len - pc->span.off;
+	return b->err;
+}
+
+/*
+ * A participant: one index of a loop over participants, so that at most
+ * nr_threads run at once. It claims items from the shared cursor until
+ * none is left; its records go to its slot's buffer. Gone or unreadable
+ * processes are skipped as in the serial walk; only running out of memory
+ * stops the walk.
+ */
+static int synth_par__run(struct synth_par *p, int slot,
+			  int (*one)(struct synth_par *p, struct synth *s, long i))
+{
+	struct synth s;
+	long i;
+	int err;
+
+	synth__init(&s, p->o, synth_buf__append, &p->bufs[slot]);
+	while ((i = synth_par__claim(p)) >= 0) {
+		err = one(p, &s, i);
+		if (err)
+			return synth_par__fail(p, err);
+	}
+	return 0;
+}
+
+static int synth_par__run_procs(void *arg, long idx, int slot)
+{
+	return synth_par__run(arg, slot, synth_par__proc);
+}
+
+static int synth_par__run_pieces(void *arg, long idx, int slot)
+{
+	return synth_par__run(arg, slot, synth_par__piece);
+}
+
+/* Cut the split processes into pieces, in pid order. */
+static int synth_par__cut(struct synth_par *p)
+{
+	long i, n = 0;
+	int from;
+
+	for (i = 0; i < p->nr; i++)
+		n += (p->procs[i].nr_tids + SYNTH_PIECE_TASKS - 1) / SYNTH_PIECE_TASKS;
+	if (!n)
+		return 0;
+	p->pieces = calloc((size_t)n, sizeof(*p->pieces));
+	if (!p->pieces)
+		return -ENOMEM;
+	for (i = 0; i < p->nr; i++) {
+		struct synth_proc *pr = &p->procs[i];
+
+		pr->first_piece = (int)p->nr_pieces;
+		for (from = 0; from < pr->nr_tids; from += SYNTH_PIECE_TASKS) {
+			struct synth_piece *pc = &p->pieces[p->nr_pieces++];
+
+			pc->proc = (int)i;
+			pc->from = from;
+			pc->to = pr->nr_tids - from < SYNTH_PIECE_TASKS ? pr->nr_tids :
+				 from + SYNTH_PIECE_TASKS;
+		}
+	}
+	return 0;
+}
+
+static int synth_par__loop(struct synth_par *p, struct wq *wq, int nr_threads, long nr_items,
+			   wq_for_fn fn)
+{
+	p->nr_items = nr_items;
+	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+	/* one index per participant: the loop runs at most nr_threads at once */
+	return wq__parallel_for(wq, 0, nr_threads, 1, fn, p, NULL);
+}
+
+/* A split process none of whose tasks could be read went away, as in synth__process(). */
+static void synth_par__count_vanished(const struct synth_par *p)
+{
+	long i, j;
+
+	for (i = 0; i < p->nr; i++) {
+		const struct synth_proc *pr = &p->procs[i];
+		bool any = false;
+
+		if (!pr->tids)
+			continue;
+		for (j = pr->first_piece; j < p->nr_pieces && p->pieces[j].proc == i; j++)
+			any |= p->pieces[j].any;
+		if (!any)
+			stats__vanished(p->o);
+	}
+}
+
+static int synth_par__walk(struct synth_par *p, struct wq *wq, int nr_threads, int nr_slots)
+{
+	int err;
+
+	p->bufs = calloc((size_t)nr_slots, sizeof(*p->bufs));
+	p->procs = calloc((size_t)p->nr, sizeof(*p->procs));
+	if (!p->bufs || !p->procs)
+		return -ENOMEM;
+	err = synth_par__loop(p, wq, nr_threads, p->nr, synth_par__run_procs);
+	if (!err)
+		err = synth_par__cut(p);
+	if (!err && p->nr_pieces)
+		err = synth_par__loop(p, wq, nr_threads, p->nr_pieces, synth_par__run_pieces);
+	if (!err)
+		synth_par__count_vanished(p);
+	return err;
+}
+
+static int synth_span__emit(const struct synth_par *p, const struct synth_span *sp,
+			    synth_emit_fn emit, void *ctx)
+{
+	const char *rec = p->bufs[sp->slot].data + sp->off;
+	const char *end = rec + sp->len;
+
+	while (rec < end) {
+		u16 size = ((const struct perf_event_header *)rec)->size;
+		int err = emit(ctx, rec, size);
+
+		if (err)
+			return err < 0 ? err : -EIO;
+		rec += size;
+	}
+	return 0;
+}
+
+/* Hand the buffered records over one by one, in pid order: the serial walk's order. */
+static int synth_par__emit(const struct synth_par *p, synth_emit_fn emit, void *ctx)
+{
+	long i, j;
+	int err = 0;
+
+	for (i = 0; i < p->nr && !err; i++) {
+		const struct synth_proc *pr = &p->procs[i];
+
+		if (!pr->tids) {
+			err = synth_span__emit(p, &pr->span, emit, ctx);
+			continue;
+		}
+		for (j = pr->first_piece; j < p->nr_pieces && p->pieces[j].proc == i && !err; j++)
+			err = synth_span__emit(p, &p->pieces[j].span, emit, ctx);
+	}
+	return err;
+}
+
+static void synth_par__exit(struct synth_par *p, int nr_slots)
+{
+	long i;
+
+	for (i = 0; p->bufs && i < nr_slots; i++)
+		free(p->bufs[i].data);
+	for (i = 0; p->procs && i < p->nr; i++)
+		free(p->procs[i].tids);
+	free(p->bufs);
+	free(p->procs);
+	free(p->pieces);
+}
+
+int synthesize__all_parallel(const struct synth_opts *o, struct wq *wq, int nr_threads,
+			     synth_emit_fn emit, void *ctx)
+{
+	struct synth_par p = { .o = o };
+	struct synth s;
+	int nr_slots, nr, err;
+	pid_t *pids;
+
+	if (!wq || nr_threads == 1)
+		return synthesize__all(o, emit, ctx);
+	err = synth__init(&s, o, emit, ctx);
+	if (err)
+		return err;
+	nr_slots = wq_pool__nr_slots(wq__pool(wq));
+	if (nr_threads <= 0)
+		nr_threads = wq_pool__nr_workers(wq__pool(wq));
+	if (nr_threads > nr_slots)
+		nr_threads = nr_slots;
+	if (nr_threads <= 1)
+		return synthesize__all(o, emit, ctx);
+	nr = synthesize__proc_pids(o, &pids);
+	if (nr <= 0)
+		return nr;
+	p.pids = pids;
+	p.nr = nr;
+	err = synth_par__walk(&p, wq, nr_threads, nr_slots);
+	if (!err)
+		err = synth_par__emit(&p, emit, ctx);
+	synth_par__exit(&p, nr_slots);
+	free(pids);
+	return err;
 }
 
 /* perf's thread-map form: COMM of tid, MMAP2 if it leads. *tgid: its process. */

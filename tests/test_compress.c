@@ -279,8 +279,8 @@ static void round_trip(enum content kind, int level, size_t total, size_t max_ca
 	zdecomp_check(&file, &src);
 	print_message("%s level %d: %zu -> %zu bytes in %zu records (largest %zu), "
 		      "%zu end inside a perf record\n",
-		      kind == RANDOM ? "random" : kind == MILD ? "mild" : "compressible", level, src.len, file.len,
-		      file.nr, file.max_rec, cut);
+		      kind == RANDOM ? "random" : kind == MILD ? "mild" : "compressible",
+		      level, src.len, file.len, file.nr, file.max_rec, cut);
 	/* Records are cut across COMPRESSED records, and readers cope. */
 	if (expect_cut)
 		assert_true(cut > 0);

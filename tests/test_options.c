@@ -500,6 +500,34 @@ static void test_threads(void **state)
 	assert_string_equal(p->opts.argv[0], "numa");
 }
 
+/* -z[=N], --aio[=N], --mmap-flush=N: perf's spellings and defaults. */
+static void test_writer_options(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-a");
+	assert_ok(p);
+	assert_int_equal(p->opts.comp_level, 0);
+	assert_int_equal(p->opts.aio, 0);
+	assert_int_equal(p->opts.mmap_flush, 0);
+	PARSE(p, "-z");
+	assert_ok(p);
+	assert_int_equal(p->opts.comp_level, 1);
+	PARSE(p, "-z3", "--aio");
+	assert_ok(p);
+	assert_int_equal(p->opts.comp_level, 3);
+	assert_int_equal(p->opts.aio, 1);
+	PARSE(p, "--compression-level=22", "--aio=4", "--mmap-flush=64K");
+	assert_ok(p);
+	assert_int_equal(p->opts.comp_level, 22);
+	assert_int_equal(p->opts.aio, 4);
+	assert_int_equal(p->opts.mmap_flush, 65536);
+	PARSE(p, "--mmap-flush", "4096", "-z", "--no-compression-level");
+	assert_ok(p);
+	assert_int_equal(p->opts.mmap_flush, 4096);
+	assert_int_equal(p->opts.comp_level, 0);
+}
+
 static void test_synth_and_synthesis(void **state)
 {
 	static const struct {
@@ -709,7 +737,7 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "--synth"));
 	assert_non_null(strstr(out, "--threads"));
 	assert_non_null(strstr(out, "--no-merge"));
-	assert_null(strstr(out, "--compression-level"));
+	assert_non_null(strstr(out, "--compression-level"));
 
 	capture(p, 1, (const char *const[]){ "--help", NULL });
 	assert_int_equal(p->ret, 1);
@@ -828,8 +856,12 @@ static const struct bad_case bad_cases[] = {
 	{ { "-aZ" }, "unknown option '-Z'" },
 	{ { "--no-freq" }, "unknown option '--no-freq'" },
 	{ { "--=x" }, "unknown option '--'" },
-	{ { "--aio" }, "option '--aio' is not supported by precord yet" },
-	{ { "-z" }, "option '-z/--compression-level' is not supported by precord yet" },
+	{ { "--aio=5" }, "invalid value '5' for --aio" },
+	{ { "--aio=0" }, "invalid value '0' for --aio" },
+	{ { "-z23" }, "invalid value '23' for -z/--compression-level" },
+	{ { "--compression-level=x" }, "invalid value 'x'" },
+	{ { "--mmap-flush=0" }, "invalid value '0' for --mmap-flush" },
+	{ { "--mmap-flush=3X" }, "invalid value '3X' for --mmap-flush" },
 	{ { "-ga", "-N" }, "'-N/--no-buildid-cache' is not supported" },
 	{ { "--no-bpf-event" }, "'--no-bpf-event' is not supported" },
 	{ { "--overwrite" }, "'--overwrite' is not supported" },
@@ -881,6 +913,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_freq_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_accumulate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clustered_flags, setup, teardown),

@@ -33,7 +33,23 @@ struct evsel {
 	/* Filled by evsel__read_ids(): one id per fd, same order. */
 	u64			*ids;
 	int			nr_ids;
+
+	/*
+	 * ":P" asked for the highest precise_ip the kernel takes: an open
+	 * that fails lowers attr.precise_ip one step at a time (perf's
+	 * evsel__precise_ip_fallback).  Set by whoever parses the modifier.
+	 */
+	bool			precise_max;
 };
+
+/*
+ * The system call behind every open: perf_event_open(2) when NULL.  Tests
+ * pass another one to inject failures (see struct evlist's open_fn); it
+ * returns a descriptor or -errno, and must be thread-safe, as the workers
+ * of an evlist open call it at the same time.
+ */
+typedef int (*evsel_open_fn)(void *ctx, struct perf_event_attr *attr, pid_t pid,
+			     int cpu, int group_fd, unsigned long flags);
 
 struct evsel *evsel__new(const struct perf_event_attr *attr, const char *name);
 void evsel__delete(struct evsel *evsel);	/* closes fds; accepts NULL */
@@ -55,6 +71,29 @@ int evsel__open(struct evsel *evsel, struct cpu_map *cpus, struct thread_map *th
 		int *failed_cpu, pid_t *failed_tid);
 void evsel__close(struct evsel *evsel);
 int evsel__read_ids(struct evsel *evsel);	/* PERF_EVENT_IOC_ID on every fd */
+
+/*
+ * The pieces evlist.c runs on its workers, one CPU (or one thread range)
+ * each.  evsel__alloc_fds() sizes fds (all -1) and ids (all 0) for
+ * nr_cpus x nr_threads and sets nr_ids to 0; the caller sets nr_ids once
+ * every id is in.  The *_cpu() calls touch only the slots of cpu_idx and
+ * thread indexes [thread_from, thread_to), so calls for different CPUs or
+ * ranges may run at once on different threads.
+ *
+ * evsel__open_cpu() opens those slots in thread order and reads each id
+ * with PERF_EVENT_IOC_ID: no fallback, no cleanup.  On error it returns
+ * -errno with *failed_thread_idx set, and the slots it opened stay open
+ * (evsel__close_cpu() or evsel__close() closes them).  open_fn NULL: the
+ * real system call.
+ */
+int evsel__alloc_fds(struct evsel *evsel, int nr_cpus, int nr_threads);
+int evsel__open_cpu(struct evsel *evsel, const struct cpu_map *cpus,
+		    const struct thread_map *threads, int cpu_idx, int thread_from,
+		    int thread_to, evsel_open_fn open_fn, void *ctx, int *failed_thread_idx);
+void evsel__close_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thread_to);
+/* PERF_EVENT_IOC_ENABLE/DISABLE on every open slot of the range; the first -errno. */
+int evsel__enable_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thread_to);
+int evsel__disable_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thread_to);
 int evsel__enable(struct evsel *evsel);
 int evsel__disable(struct evsel *evsel);
 /* Sum of PERF_FORMAT_LOST over every fd of this evsel on cpu_idx (all threads). */

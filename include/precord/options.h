@@ -63,6 +63,9 @@ struct record_opts {
 	const char	*threads_spec;
 	bool		no_threads;		/* --no-threads: one thread, one file */
 	bool		no_merge;		/* --no-merge: keep the directory */
+	int		comp_level;		/* -z[=N]; 0 = off */
+	int		aio;			/* --aio[=N]; 0 = write() */
+	unsigned int	mmap_flush;		/* --mmap-flush; 0 = default (1 byte) */
 
 	bool		system_wide;		/* -a */
 	const char	*cpu_list;		/* -C */

@@ -13,6 +13,7 @@
 #include "precord/cpumap.h"
 #include "precord/ringbuf.h"
 #include "precord/writer.h"
+#include "precord/compress.h"
 
 /* Staging buffer of each per-ring writer (a data.N file). */
 #define STREAM_RING_BUF_SIZE	(256 * 1024)
@@ -51,7 +52,16 @@ struct stream {
 	struct writer		*ring_writers;	/* S: the thread's until stream__stop() */
 	enum writer_kind	writer_kind;
 	int			rt_error;	/* S: -errno when rt_prio could not be set */
-	struct writer		*cur;		/* S: the writer of the ring being read */
+	int			aio;		/* WRITER_AIO: buffers in flight */
+	int			comp_level;	/* -z: zstd level, 0: records as they are */
+	unsigned int		mmap_flush;	/* skip a ring holding fewer bytes (not at the end) */
+
+	/* S: the thread's own, until stream__stop(). */
+	struct writer		*cur;		/* the writer of the ring being read */
+	struct zcomp		**zc;		/* one stream per file: [nr_rings] or [1] */
+	struct zcomp		*cur_zc;
+	bool			final;		/* the last pass: take every byte */
+	u64			comp_in, comp_out;	/* bytes before and after zstd */
 
 	int			ctl_fd;		/* eventfd: main writes 1 to request the final drain */
 	pthread_t		thread;

@@ -21,6 +21,9 @@ struct streams_config {
 	size_t			time_off;	/* offset of TIME in a sample */
 	int			rt_prio;	/* SCHED_FIFO priority, 0: none */
 	int			notify_fd;	/* a thread that stops by itself says so here */
+	int			aio;		/* --aio: buffers in flight per data.N, 0: write() */
+	int			comp_level;	/* -z level, 0: off */
+	unsigned int		mmap_flush;	/* --mmap-flush bytes, 0/1: every byte */
 };
 
 struct streams {
@@ -47,6 +50,8 @@ void streams__exit(struct streams *ss);		/* accepts a zeroed struct */
 
 /* The threads' counters added up (times: min of firsts, max of lasts). */
 void streams__total(const struct streams *ss, struct stream_stats *total);
+/* Bytes the threads gave zstd, and what came out (-z). */
+void streams__comp_bytes(const struct streams *ss, u64 *in, u64 *out);
 /* How many threads could not get their real-time priority, and why (first error). */
 int streams__rt_failures(const struct streams *ss, int *err);
 

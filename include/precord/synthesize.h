@@ -38,6 +38,7 @@
 struct evlist;
 struct thread_map;
 struct buildid_cache;
+struct wq;
 
 /* Take one complete record; 0 or -errno (which stops synthesis). */
 typedef int (*synth_emit_fn)(void *ctx, const void *record, size_t size);
@@ -106,6 +107,23 @@ int synthesize__modules(const struct synth_opts *o, synth_emit_fn emit, void *ct
 int synthesize__process(const struct synth_opts *o, pid_t pid, synth_emit_fn emit, void *ctx);
 /* Every process in /proc (system-wide); vanished processes are skipped. */
 int synthesize__all(const struct synth_opts *o, synth_emit_fn emit, void *ctx);
+/*
+ * synthesize__all() with the /proc walk spread over a workqueue's pool:
+ * nr_threads participants (the calling thread and nr_threads - 1 workers;
+ * 0 or less: as many as the pool has workers, at most its slots) claim pids
+ * one at a time from a shared cursor and synthesize each whole process into
+ * their own buffer, without locks; once all are done, the caller hands the
+ * records to emit, in pid order, from its own thread only. The records and
+ * their order are the serial walk's (a process's FORK/COMM before its
+ * MMAP2s), save for the processes that changed in between; the map timeout,
+ * the stats and the build-id cache work as in the serial walk. wq NULL or
+ * nr_threads 1: synthesize__all(). Memory: every record is held until the
+ * walk ends (about 150 bytes per task plus the MMAP2s). Returns 0, -ENOMEM,
+ * or the first emit error, after which emit is not called again. Runs
+ * in the caller alone when the pool's inline_max covers nr_threads.
+ */
+int synthesize__all_parallel(const struct synth_opts *o, struct wq *wq, int nr_threads,
+			     synth_emit_fn emit, void *ctx);
 /*
  * The numerically named entries of /proc, ascending: the work list of a
  * parallel synthesize__all (one synthesize__process per pid). Returns the

@@ -1,0 +1,144 @@
+#!/bin/bash
+# bench/loss-vs-perf.sh — data loss of perf record and precord, one run,
+# alternating recorders inside each repetition, REPS repetitions each.
+#
+#   bench/loss-vs-perf.sh [-r REPS] [-d OUTDIR] [-F "1000 4000 25000 max"] [-q]
+#
+# Workload: bench/matmul with 16 threads on this machine's CPUs (far more
+# runnable threads than CPUs), recorded with --call-graph dwarf,8192 and
+# -m 8 (small rings) at each -F; and the feedback case of seed 001:
+# raw_syscalls:* system-wide while a syscall-heavy dd runs.
+# Recorders: perf (serial), perf --aio, perf --threads, perf --threads=numa,
+# precord (default: --threads=numa), precord --threads=cpu, precord
+# --no-threads. Every file is judged by `precord report --loss` (one
+# yardstick) and counted again by `perf report --stats`.
+# Prints per configuration: samples, lost records, lost samples, lost
+# fraction, data loss metric, recorder CPU s, MB written, wall s, merge s —
+# medians [min–max] — and writes OUTDIR/loss.svg: lost fraction against
+# sample rate for each recorder.
+set -u
+cd "$(dirname "$0")/.."
+REPS=5 OUT=/dev/shm/precord-loss RATES="1000 4000 25000 max" QUICK=0
+while getopts "r:d:F:qh" o; do
+	case $o in
+	r) REPS=$OPTARG ;; d) OUT=$OPTARG ;; F) RATES=$OPTARG ;; q) QUICK=1 ;;
+	*) sed -n '2,20p' "$0"; exit 0 ;;
+	esac
+done
+make -s precord bench/matmul bench/runstat >/dev/null || exit 1
+mkdir -p "$OUT"
+RAW=$OUT/raw.tsv
+printf 'case\trate\trecorder\trep\tsamples\tlost_rec\tlost\tfrac\tmetric\tcpu\tmb\twall\tmerge\n' >"$RAW"
+
+RECORDERS=("perf" "perf --aio" "perf --threads" "perf --threads=numa"
+	   "precord" "precord --threads=cpu" "precord --no-threads")
+[ $QUICK = 1 ] && RECORDERS=("perf" "perf --threads" "precord")
+WORK_MATMUL=(bench/matmul -t 16 -n 256 -r 3)
+WORK_SYSCALL=(dd if=/dev/zero of=/dev/null bs=64 count=300000 status=none)
+
+rate_before=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+
+one_run() {	# case rate recorder-words rep -- options (the workload is WORK)
+	local cas=$1 rate=$2 who=$3 rep=$4; shift 5
+	local data=$OUT/run.data cmd
+	rm -rf "$data" "$data.old" "$data.staging"
+	read -r -a words <<<"$who"
+	if [ "${words[0]}" = perf ]; then
+		cmd=(perf record -q "${words[@]:1}")
+	else
+		cmd=(./precord "${words[@]:1}")
+	fi
+	bench/runstat -o "$OUT/rs" -- "${cmd[@]}" "$@" -o "$data" -- "${WORK[@]}" >"$OUT/wl" 2>"$OUT/err"
+	local wall user sys wcpu mb merge rep_line
+	read -r wall user sys < <(sed 's/wall=\([^ ]*\) user=\([^ ]*\) sys=\([^ ]*\).*/\1 \2 \3/' "$OUT/rs")
+	wcpu=$(sed -n 's/.* cpu=\([0-9.]*\).*/\1/p' "$OUT/wl"); wcpu=${wcpu:-0}
+	mb=$(du -sm --apparent-size "$data" 2>/dev/null | cut -f1)
+	merge=$(sed -n 's/.*Merged .* in \([0-9.]*\) s.*/\1/p' "$OUT/err"); merge=${merge:-0}
+	./precord report --loss "$data" >"$OUT/loss" 2>&1
+	local samples lost lrec frac metric
+	samples=$(sed -n '1s/.*: \([0-9]*\) samples, \([0-9]*\) lost.*/\1/p' "$OUT/loss")
+	lost=$(sed -n '1s/.*: \([0-9]*\) samples, \([0-9]*\) lost.*/\2/p' "$OUT/loss")
+	lrec=$(sed -n '2s/.*: \([0-9]*\) LOST records.*/\1/p' "$OUT/loss")
+	metric=$(sed -n 's/.*Data loss metric \([0-9.]*\)%: .*/\1/p' "$OUT/loss" | head -1)
+	frac=$(awk -v s="${samples:-0}" -v l="${lost:-0}" 'BEGIN{printf "%.4f", (s+l) ? 100*l/(s+l) : 0}')
+	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cas" "$rate" "$who" "$rep" \
+		"${samples:-0}" "${lrec:-0}" "${lost:-0}" "$frac" "${metric:-0}" \
+		"$(awk -v u="$user" -v s="$sys" -v w="$wcpu" 'BEGIN{printf "%.3f", u+s-w}')" \
+		"${mb:-0}" "$wall" "$merge" >>"$RAW"
+}
+
+for ((r = 1; r <= REPS; r++)); do
+	for rate in $RATES; do
+		WORK=("${WORK_MATMUL[@]}")
+		for who in "${RECORDERS[@]}"; do
+			one_run matmul "$rate" "$who" "$r" -- -F "$rate" --call-graph dwarf,8192 -m 8
+		done
+	done
+	WORK=("${WORK_SYSCALL[@]}")
+	for who in "${RECORDERS[@]}"; do
+		one_run syscalls - "$who" "$r" -- -a -e 'raw_syscalls:*' -m 8
+	done
+done
+rate_after=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+
+awk -F'\t' -v svg="$OUT/loss.svg" '
+function med(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+}
+function st(key, c, fmt,   n, i, v, lo, hi) {
+	n = cnt[key]; lo = 1e30; hi = -1e30
+	for (i = 1; i <= n; i++) { v[i] = val[key, c, i]; if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
+	return sprintf(fmt " [" fmt "–" fmt "]", med(v, n), lo, hi)
+}
+function medof(key, c,   n, i, v) { n = cnt[key]; for (i = 1; i <= n; i++) v[i] = val[key, c, i]; return med(v, n) }
+NR == 1 { for (i = 5; i <= 13; i++) col[i] = $i; next }
+{
+	key = $1 SUBSEP $2 SUBSEP $3; n = ++cnt[key]
+	for (i = 5; i <= 13; i++) val[key, i, n] = $i
+	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+	if (!($3 in rs)) { rs[$3] = 1; rec[++nr] = $3 }
+	if ($1 == "matmul" && !($2 in ra)) { ra[$2] = 1; rate[++nra] = $2 }
+}
+END {
+	printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %s\n", "case", "-F", "recorder",
+		"samples", "LOST recs", "lost samples", "lost %", "loss metric %", "rec CPU s", "MB", "wall s", "merge s"
+	for (k = 1; k <= nk; k++) {
+		split(order[k], p, SUBSEP)
+		printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %s\n", p[1], p[2], p[3],
+			st(order[k], 5, "%d"), st(order[k], 6, "%d"), st(order[k], 7, "%d"), st(order[k], 8, "%.2f"),
+			st(order[k], 9, "%.2f"), st(order[k], 10, "%.2f"), st(order[k], 11, "%d"),
+			st(order[k], 12, "%.2f"), st(order[k], 13, "%.3f")
+	}
+	# SVG: lost % (median) against -F for every recorder, matmul case.
+	W = 720; H = 420; L = 60; B = 50; R = 200; T = 20
+	printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H > svg
+	printf "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n" > svg
+	printf "<text x=\"%d\" y=\"14\">lost samples %% (median) vs -F, matmul -t 16, dwarf,8192, -m 8</text>\n", L > svg
+	for (y = 0; y <= 100; y += 20) {
+		yy = H - B - (H - B - T) * y / 100
+		printf "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%d%%</text>\n", L, W - R, yy, yy, L - 6, yy + 4, y > svg
+	}
+	for (i = 1; i <= nra; i++) {
+		xx = L + (W - R - L) * (i - 1) / (nra > 1 ? nra - 1 : 1)
+		printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", xx, H - B + 18, rate[i] > svg
+	}
+	printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">-F (samples/s per CPU)</text>\n", (L + W - R) / 2, H - 10 > svg
+	split("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2", colors, " ")
+	for (j = 1; j <= nr; j++) {
+		pts = ""
+		for (i = 1; i <= nra; i++) {
+			key = "matmul" SUBSEP rate[i] SUBSEP rec[j]
+			if (!(key in seen)) continue
+			xx = L + (W - R - L) * (i - 1) / (nra > 1 ? nra - 1 : 1)
+			yy = H - B - (H - B - T) * medof(key, 8) / 100
+			pts = pts sprintf("%.1f,%.1f ", xx, yy)
+			printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", xx, yy, colors[j] > svg
+		}
+		printf "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", pts, colors[j] > svg
+		printf "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>\n", W - R + 10, T + 20 + 18 * j, colors[j], rec[j] > svg
+	}
+	print "</svg>" > svg
+}' "$RAW" | tee "$OUT/summary.txt"
+echo "output in $OUT ($(df -T "$OUT" | awk 'NR==2{print $2}')); $REPS repetitions, recorders alternating"
+echo "perf_event_max_sample_rate before: $rate_before, after: $rate_after; plot: $OUT/loss.svg"

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Streaming threads and the merge (issue 5): the merged file holds exactly
+# the records of the per-ring files, in time order, and reads in perf like the
+# --no-merge directory; -z reads in perf; a recording killed with SIGKILL is
+# saved by `precord merge`; SIGINT during a heavy recording finishes the file.
+. "$(dirname "$0")/../lib.sh"
+ensure_tracefs
+
+stats() {	# perf report --stats totals, without the markers the merge adds
+	perf report --stats -i "$1" 2>/dev/null | grep -E '^ *[A-Z_]+ events:' |
+		grep -vE 'FINISHED_ROUND|COMPRESSED|TOTAL' | sed 's/(.*//; s/  */ /g' | sort
+}
+
+# 1. --no-merge directory, then precord merge: same records, perf reads both.
+"$PRECORD" --threads=cpu --no-merge -a -e cpu-clock,sched:sched_switch -o "$T/dir" -- \
+	"$MATMUL" -t 4 -n 300 -r 6 >/dev/null 2>"$T/sum" || { cat "$T/sum"; fail "--no-merge recording failed"; }
+cat "$T/sum"
+[ -d "$T/dir" ] && [ -f "$T/dir/data" ] && [ -f "$T/dir/data.0" ] || fail "--no-merge did not keep the directory layout"
+[ "$(grep -c 'prec-rd/' "$T/sum")" -eq "$(nproc)" ] || fail "--threads=cpu: not one streaming thread per CPU"
+perf_clean "$T/d.script" "$T/d.err" -- script -i "$T/dir"
+"$PRECORD" merge "$T/dir" -o "$T/merged.data" 2>"$T/merge.sum" || { cat "$T/merge.sum"; fail "precord merge failed"; }
+cat "$T/merge.sum"
+perf_clean "$T/m.script" "$T/m.err" -- script -i "$T/merged.data"
+stats "$T/dir" >"$T/d.stats"; stats "$T/merged.data" >"$T/m.stats"
+diff -u "$T/d.stats" "$T/m.stats" || fail "perf report --stats differs between the directory and the merged file"
+[ "$(wc -l <"$T/d.script")" -eq "$(wc -l <"$T/m.script")" ] || fail "perf script line counts differ"
+note "directory and merged file: same --stats ($(tr '\n' ';' <"$T/m.stats"))"
+
+# Kernel records of the merged data section never go back in time.
+perf report -D -i "$T/merged.data" 2>/dev/null |
+	awk '/^[0-9]+ [0-9]+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_/ { if ($2 > 0) { if ($2 < last) bad++; last = $2; n++ } }
+	     END { printf "%d timed records, %d out of order\n", n, bad; exit bad > 0 }' >"$T/order" ||
+	{ cat "$T/order"; fail "the merged file goes back in time"; }
+note "merged order: $(cat "$T/order")"
+
+# 2. The default (numa, merged) and -z read in perf, same samples as summary.
+"$PRECORD" -z -F 2000 -g -o "$T/z.data" -- "$MATMUL" -t 2 -n 300 -r 6 >/dev/null 2>"$T/z.sum" ||
+	{ cat "$T/z.sum"; fail "-z recording failed"; }
+perf_clean "$T/z.script" "$T/z.err" -- script -G -i "$T/z.data"
+perf report --header-only -i "$T/z.data" 2>/dev/null | grep -q '# compressed : Zstd' || fail "-z: no HEADER_COMPRESSED"
+[ "$(wc -l <"$T/z.script")" -eq "$(samples_of "$T/z.sum")" ] || fail "-z: perf script and precord disagree on samples"
+note "-z: $(samples_of "$T/z.sum") samples read back"
+
+# 3. SIGKILL: the staging directory stays, and precord merge saves it.
+"$PRECORD" -a -F 2000 -o "$T/k.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL $pid; wait $pid 2>/dev/null
+pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
+[ -d "$T/k.data.staging" ] || fail "SIGKILL: no staging directory left"
+"$PRECORD" merge "$T/k.data.staging" 2>"$T/k.sum" || { cat "$T/k.sum"; fail "merge after SIGKILL failed"; }
+[ -f "$T/k.data" ] || fail "merge of X.staging did not write X"
+perf report --stats -i "$T/k.data" >/dev/null 2>"$T/k.err" || { cat "$T/k.err"; fail "perf cannot read the file saved after SIGKILL"; }
+n=$(perf script -i "$T/k.data" 2>/dev/null | wc -l)
+[ "$n" -gt 0 ] || fail "SIGKILL: the saved file has no samples"
+note "SIGKILL: precord merge saved $n samples"
+
+# 4. SIGINT during a heavy recording finishes a valid file.
+"$PRECORD" -F max --call-graph dwarf -o "$T/i.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>"$T/i.sum" &
+pid=$!
+sleep 1
+kill -INT $pid; wait $pid; st=$?
+[ $st -eq 130 ] || { cat "$T/i.sum"; fail "SIGINT: exit $st, want 130"; }
+perf report --stats -i "$T/i.data" >/dev/null 2>"$T/i.err" || { cat "$T/i.err"; fail "SIGINT: perf cannot read the file"; }
+[ ! -e "$T/i.data.staging" ] || fail "SIGINT: the staging directory was left behind"
+note "SIGINT: $(samples_of "$T/i.sum") samples, file reads"
+exit 0
