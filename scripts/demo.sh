@@ -5,8 +5,8 @@ set -e
 cd "$(dirname "$0")/.."
 out=build/demo
 mkdir -p "$out"
-echo "== precord -a -F 1000 -g -o $out/perf.data -- bench/matmul -t 4 -n 512 -r 2"
-./precord -a -F 1000 -g -o "$out/perf.data" -- bench/matmul -t 4 -n 512 -r 2
+echo "== precord --threads=numa -a -F 1000 -g -o $out/perf.data -- bench/matmul -t 4 -n 512 -r 2"
+./precord --threads=numa -a -F 1000 -g -o "$out/perf.data" -- bench/matmul -t 4 -n 512 -r 2
 echo
 echo "== perf report --stdio --no-children --sort comm,dso,sym (top)"
 perf report --stdio --no-children --sort comm,dso,sym -i "$out/perf.data" -g none 2>&1 \

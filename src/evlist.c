@@ -8,35 +8,39 @@
  * with PERF_EVENT_IOC_SET_OUTPUT.
  *
  * Who runs what.  Every operation (open, mmap, enable, disable, munmap,
- * close) is cut into units: a unit is one CPU index with all its threads
- * (per-CPU maps), or one thread index (per-thread maps, cpus = {-1}).  A
- * unit touches only its own fds/ids slots, its own ring and its own entry
- * of the job's errs[], so units run at once without locks.  With a
- * workqueue (evlist__set_wq) and enough descriptors, the units of a
- * per-CPU evlist go through wq__parallel_for_cpus(): the unit of CPU c runs
- * on the worker pinned to c, where the kernel's cross-CPU calls
- * (perf_install_in_context, event_function_call) become local calls
- * instead of IPIs.  Per-thread units go through wq__parallel_for().  When
- * the pool does not serve every CPU of the map, the CPU units go through
- * wq__parallel_for() unpinned.  Without a workqueue, or below
- * parallel_min_fds descriptors, the same units run inline in order.  The
- * workqueue orders everything: what the calling thread wrote before
- * queueing is visible to the units, what they wrote is visible after the
- * call returns.
+ * close) is cut into units that touch disjoint fds/ids slots, rings and
+ * entries of the job's errs[], so units run at once without locks.  For
+ * CPU-wide events (threads = {-1}) a unit is one CPU index: with a
+ * workqueue (evlist__set_wq) and enough descriptors, the units go through
+ * wq__parallel_for_cpus() and the unit of CPU c runs on the worker pinned
+ * to c, where the kernel's cross-CPU calls (perf_install_in_context,
+ * event_function_call) become local calls instead of IPIs.  For task
+ * events (a thread map) a unit is one thread index on every CPU, through
+ * wq__parallel_for(): their kernel side runs where the task is and locks
+ * the task's context, so splitting by CPU would only make two workers
+ * fight over the same contexts.  Rings are units of their own (one per
+ * CPU, or per thread when cpus = {-1}).  When the pool does not serve
+ * every CPU of the map, the CPU units go through wq__parallel_for()
+ * unpinned.  Without a workqueue, or below parallel_min_fds descriptors,
+ * the same units run inline in order.  The workqueue orders everything:
+ * what the calling thread wrote before queueing is visible to the units,
+ * what they wrote is visible after the call returns.
  *
  * Failures.  Workers only do the pure per-CPU work and stop at their first
- * error, recording where (evsel, thread) in their errs[] entry; a shared
- * stop flag makes the other units give up early.  Everything else happens
- * on the calling thread: evlist__open_wq() closes all that was opened,
- * picks the failure that comes first in (evsel, cpu, thread) order, which
- * is the one the serial path would hit, and either applies one of perf's
- * fallbacks (a missing attr feature, a lower precise_ip, excluding the
- * kernel when paranoid > 1, a higher RLIMIT_NOFILE) and opens again, or
- * reports that failure.  After a failed open nothing is open, so nothing
- * is enabled.
+ * error, recording where (evsel, cpu, thread) in their errs[] entry; the
+ * lowest failing evsel index so far is shared, and units give up before
+ * any evsel above it (they still try those below, so the failure first in
+ * (evsel, cpu, thread) order, the one an evsel-by-evsel serial open hits,
+ * is always found).  Everything else happens on the calling thread:
+ * evlist__open_wq() closes all that was opened, takes that first failure
+ * and either applies one of perf's fallbacks (a missing attr feature, a
+ * lower precise_ip, excluding the kernel when paranoid > 1, a higher
+ * RLIMIT_NOFILE) and opens again, or reports it.  After a failed open
+ * nothing is open, so nothing is enabled.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +133,16 @@ bool evlist__has_tracepoints(const struct evlist *evlist)
 
 /* ---- running one operation, unit by unit ---------------------------------- */
 
+/* Per-thread maps: the events follow their threads on any CPU. */
 static bool evlist__per_thread(const struct evlist *evlist)
 {
 	return cpu_map__is_any(evlist->cpus);
+}
+
+/* CPU-wide events (threads = {-1}): every operation goes to its CPU. */
+static bool evlist__cpu_wide(const struct evlist *evlist)
+{
+	return evlist->threads->nr == 1 && evlist->threads->map[0] == -1;
 }
 
 /* Descriptors the maps call for, open or not. */
@@ -140,17 +151,32 @@ static long evlist__nr_slots(const struct evlist *evlist)
 	return (long)evlist->nr_entries * evlist->cpus->nr * evlist->threads->nr;
 }
 
+/*
+ * How an operation is cut into units.  UNIT_CPU: unit u is CPU index u
+ * with every thread, run on the worker pinned to that CPU; used for
+ * CPU-wide events, whose kernel side runs on the event's CPU, and for the
+ * per-CPU rings.  UNIT_THREAD: unit u is thread index u on every CPU
+ * index; used for task events, whose kernel side takes the task's context
+ * (a unit per thread keeps two workers off the same context) and runs on
+ * whatever CPU the task is on, and for per-thread rings.
+ */
+enum evlist_unit_kind { UNIT_CPU, UNIT_THREAD };
+
 /* What one unit reports; written only by whoever runs that unit. */
 struct evlist_unit_err {
 	int	err;		/* 0 or -errno */
 	int	evsel_idx;	/* where it failed */
+	int	cpu_idx;
 	int	thread_idx;
 	bool	ran;		/* the unit was run (or skipped after a stop) */
 };
 
 struct evlist_job;
-/* Do the job for cpu index c and thread indexes [from, to); 0 or -errno with *ue filled. */
-typedef int (*evlist_unit_fn)(struct evlist_job *job, int c, int from, int to,
+/*
+ * Do the job for cpu indexes [c0, c1) and thread indexes [t0, t1);
+ * 0 or -errno with *ue filled.
+ */
+typedef int (*evlist_unit_fn)(struct evlist_job *job, int c0, int c1, int t0, int t1,
 			      struct evlist_unit_err *ue);
 
 /*
@@ -160,45 +186,62 @@ typedef int (*evlist_unit_fn)(struct evlist_job *job, int c, int from, int to,
 struct evlist_job {
 	struct evlist		*evlist;	/* I */
 	evlist_unit_fn		fn;		/* I */
-	bool			stop_on_error;	/* I: open, mmap; else every unit runs */
+	bool			stop_on_error;	/* I: open, mmap: a failure cuts the rest short */
+	bool			rings;		/* I: units are rings (mmap, munmap) */
 	unsigned int		pages;		/* I: mmap's ring size */
+	enum evlist_unit_kind	kind;		/* I */
 	int			nr_units;	/* I */
-	atomic_int		stop;		/* A: a unit failed, the others may stop */
+	atomic_int		fail_evsel;	/* A: lowest evsel index that failed; INT_MAX: none */
 	struct evlist_unit_err	*errs;		/* U */
 };
 
-static bool evlist_job__stopped(struct evlist_job *job)
+/*
+ * Is there no point in going on to evsel_idx?  After a failure at evsel e,
+ * the units still try every evsel up to e, so the failure that comes first
+ * in (evsel, cpu, thread) order is always among those recorded: the one
+ * the serial, evsel-by-evsel open would hit.
+ */
+static bool evlist_job__stopped(struct evlist_job *job, int evsel_idx)
 {
 	/*
-	 * relaxed: the flag only cuts work short; every result reaches the
+	 * relaxed: the value only cuts work short; every result reaches the
 	 * caller through the workqueue's completion, which orders it.
 	 */
-	return job->stop_on_error && atomic_load_explicit(&job->stop, memory_order_relaxed);
+	return job->stop_on_error &&
+	       evsel_idx > atomic_load_explicit(&job->fail_evsel, memory_order_relaxed);
+}
+
+static void evlist_job__failed(struct evlist_job *job, int evsel_idx)
+{
+	int cur = atomic_load_explicit(&job->fail_evsel, memory_order_relaxed);
+
+	/* relaxed: see evlist_job__stopped() */
+	while (evsel_idx < cur &&
+	       !atomic_compare_exchange_weak_explicit(&job->fail_evsel, &cur, evsel_idx,
+						      memory_order_relaxed, memory_order_relaxed))
+		;
 }
 
 static int evlist_job__run_unit(struct evlist_job *job, long u)
 {
 	struct evlist *evlist = job->evlist;
 	struct evlist_unit_err *ue = &job->errs[u];
-	int c = 0, from = 0, to = evlist->threads->nr, err = 0;
+	int c0 = 0, c1 = evlist->cpus->nr, t0 = 0, t1 = evlist->threads->nr, err = 0;
 
-	if (evlist__per_thread(evlist)) {
-		from = (int)u;
-		to = from + 1;
+	if (job->kind == UNIT_CPU) {
+		c0 = (int)u;
+		c1 = c0 + 1;
 	} else {
-		c = (int)u;
+		t0 = (int)u;
+		t1 = t0 + 1;
 	}
 	ue->ran = true;
-	if (!evlist_job__stopped(job))
-		err = job->fn(job, c, from, to, ue);
-	if (!err)
-		return 0;
-	ue->err = err;
-	if (!job->stop_on_error)
-		return 0;
-	/* relaxed: see evlist_job__stopped() */
-	atomic_store_explicit(&job->stop, 1, memory_order_relaxed);
-	return err;
+	err = job->fn(job, c0, c1, t0, t1, ue);
+	if (err) {
+		ue->err = err;
+		evlist_job__failed(job, ue->evsel_idx);
+	}
+	return 0;	/* never stops the loop: every unit runs, if only to return */
 }
 
 static int evlist_job__unit_cb(void *arg, long idx, int slot)
@@ -206,7 +249,7 @@ static int evlist_job__unit_cb(void *arg, long idx, int slot)
 	return evlist_job__run_unit(arg, idx);
 }
 
-/* Per-CPU units on the workers of their CPUs, or unpinned if some CPU has none. */
+/* CPU units on the workers of their CPUs, or unpinned if some CPU has none. */
 static void evlist_job__run_cpus(struct evlist_job *job)
 {
 	struct evlist *evlist = job->evlist;
@@ -235,6 +278,15 @@ static bool evlist__parallel(const struct evlist *evlist, int nr_units)
 	return evlist->wq && nr_units > 1 && evlist__nr_slots(evlist) >= min;
 }
 
+static enum evlist_unit_kind evlist_job__kind(const struct evlist_job *job)
+{
+	const struct evlist *evlist = job->evlist;
+
+	if (job->rings)
+		return evlist__per_thread(evlist) ? UNIT_THREAD : UNIT_CPU;
+	return evlist__cpu_wide(evlist) ? UNIT_CPU : UNIT_THREAD;
+}
+
 /*
  * Run job on every unit; the errors stay in job->errs (freed by the
  * caller).  Units the workqueue could not run (out of memory, called from
@@ -245,49 +297,55 @@ static int evlist_job__run(struct evlist *evlist, struct evlist_job *job)
 	int u;
 
 	job->evlist = evlist;
-	job->nr_units = evlist__per_thread(evlist) ? evlist->threads->nr : evlist->cpus->nr;
-	atomic_init(&job->stop, 0);
+	job->kind = evlist_job__kind(job);
+	job->nr_units = job->kind == UNIT_CPU ? evlist->cpus->nr : evlist->threads->nr;
+	atomic_init(&job->fail_evsel, INT_MAX);
 	job->errs = calloc((size_t)job->nr_units + 1, sizeof(*job->errs));
 	if (!job->errs)
 		return -ENOMEM;
 
 	if (evlist__parallel(evlist, job->nr_units)) {
-		if (evlist__per_thread(evlist))
+		if (job->kind == UNIT_CPU)
+			evlist_job__run_cpus(job);
+		else
 			wq__parallel_for(evlist->wq, 0, job->nr_units, 0,
 					 evlist_job__unit_cb, job, NULL);
-		else
-			evlist_job__run_cpus(job);
 	}
-	for (u = 0; u < job->nr_units; u++) {
-		if (job->errs[u].ran)
-			continue;
-		if (evlist_job__run_unit(job, u) && job->stop_on_error)
-			break;
-	}
+	for (u = 0; u < job->nr_units; u++)
+		if (!job->errs[u].ran)
+			evlist_job__run_unit(job, u);
 	return 0;
 }
 
-/* The failing unit that comes first in (evsel, unit, thread) order, or -1. */
-static int evlist_job__first_error(const struct evlist_job *job)
+static bool unit_err__before(const struct evlist_unit_err *a, const struct evlist_unit_err *b)
 {
-	int u, best = -1;
+	if (a->evsel_idx != b->evsel_idx)
+		return a->evsel_idx < b->evsel_idx;
+	if (a->cpu_idx != b->cpu_idx)
+		return a->cpu_idx < b->cpu_idx;
+	return a->thread_idx < b->thread_idx;
+}
+
+/* The failure that comes first in (evsel, cpu, thread) order, or NULL. */
+static const struct evlist_unit_err *evlist_job__first_error(const struct evlist_job *job)
+{
+	const struct evlist_unit_err *best = NULL;
+	int u;
 
 	for (u = 0; u < job->nr_units; u++) {
 		const struct evlist_unit_err *ue = &job->errs[u];
 
-		if (!ue->err)
-			continue;
-		if (best < 0 || ue->evsel_idx < job->errs[best].evsel_idx)
-			best = u;
+		if (ue->err && (!best || unit_err__before(ue, best)))
+			best = ue;
 	}
 	return best;
 }
 
 static int evlist_job__error(const struct evlist_job *job)
 {
-	int u = evlist_job__first_error(job);
+	const struct evlist_unit_err *ue = evlist_job__first_error(job);
 
-	return u < 0 ? 0 : job->errs[u].err;
+	return ue ? ue->err : 0;
 }
 
 /* ---- the units ------------------------------------------------------------ */
@@ -297,98 +355,22 @@ static bool evsel__has_slot(const struct evsel *evsel, int c)
 	return evsel->fds && c < evsel->nr_cpus;
 }
 
-static int evlist__open_unit(struct evlist_job *job, int c, int from, int to,
+static int evlist__open_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
 			     struct evlist_unit_err *ue)
 {
 	struct evlist *evlist = job->evlist;
 	struct evsel *evsel;
-	int i, t, err;
+	int i, c, t, err;
 
 	evlist__for_each_evsel(evlist, evsel, i) {
-		if (evlist_job__stopped(job))
-			return 0;
-		err = evsel__open_cpu(evsel, evlist->cpus, evlist->threads, c, from, to,
-				      evlist->open_fn, evlist->open_ctx, &t);
-		if (err) {
-			ue->evsel_idx = i;
-			ue->thread_idx = t;
-			return err;
-		}
-	}
-	return 0;
-}
-
-static int evlist__close_unit(struct evlist_job *job, int c, int from, int to,
-			      struct evlist_unit_err *ue)
-{
-	struct evsel *evsel;
-	int i;
-
-	evlist__for_each_evsel(job->evlist, evsel, i) {
-		if (!evsel__has_slot(evsel, c))
-			continue;
-		evsel__close_cpu(evsel, c, from, to < evsel->nr_threads ? to : evsel->nr_threads);
-	}
-	return 0;
-}
-
-static int evlist__ioctl_unit(struct evlist_job *job, int c, int from, int to,
-			      struct evlist_unit_err *ue,
-			      int (*fn)(struct evsel *, int, int, int))
-{
-	struct evsel *evsel;
-	int i, err, first = 0;
-
-	evlist__for_each_evsel(job->evlist, evsel, i) {
-		if (!evsel__has_slot(evsel, c))
-			continue;
-		err = fn(evsel, c, from, to < evsel->nr_threads ? to : evsel->nr_threads);
-		if (err && !first) {
-			first = err;
-			ue->evsel_idx = i;
-			ue->thread_idx = from;
-		}
-	}
-	return first;
-}
-
-static int evlist__enable_unit(struct evlist_job *job, int c, int from, int to,
-			       struct evlist_unit_err *ue)
-{
-	return evlist__ioctl_unit(job, c, from, to, ue, evsel__enable_cpu);
-}
-
-static int evlist__disable_unit(struct evlist_job *job, int c, int from, int to,
-				struct evlist_unit_err *ue)
-{
-	return evlist__ioctl_unit(job, c, from, to, ue, evsel__disable_cpu);
-}
-
-/* Map the ring of (c, t) from its first fd and point the other fds there. */
-static int evlist__mmap_unit(struct evlist_job *job, int c, int from, int to,
-			     struct evlist_unit_err *ue)
-{
-	struct evlist *evlist = job->evlist;
-	struct evsel *evsel;
-	int i, t, err;
-
-	for (t = from; t < to; t++) {
-		struct ringbuf *rb = &evlist->rings[evlist__per_thread(evlist) ? t : c];
-
-		evlist__for_each_evsel(evlist, evsel, i) {
-			int fd = evsel__has_slot(evsel, c) && t < evsel->nr_threads ?
-				 evsel__fd(evsel, c, t) : -1;
-
-			if (fd < 0)
-				continue;
-			if (!rb->base)
-				err = ringbuf__mmap(rb, fd, job->pages, evlist->cpus->map[c]);
-			else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rb->fd) < 0)
-				err = -errno;
-			else
-				err = 0;
+		for (c = c0; c < c1; c++) {
+			if (evlist_job__stopped(job, i))
+				return 0;
+			err = evsel__open_cpu(evsel, evlist->cpus, evlist->threads, c, t0, t1,
+					      evlist->open_fn, evlist->open_ctx, &t);
 			if (err) {
 				ue->evsel_idx = i;
+				ue->cpu_idx = c;
 				ue->thread_idx = t;
 				return err;
 			}
@@ -397,20 +379,118 @@ static int evlist__mmap_unit(struct evlist_job *job, int c, int from, int to,
 	return 0;
 }
 
-static int evlist__munmap_unit(struct evlist_job *job, int c, int from, int to,
-			       struct evlist_unit_err *ue)
+static int evlist__close_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+			      struct evlist_unit_err *ue)
 {
-	struct evlist *evlist = job->evlist;
+	struct evsel *evsel;
+	int i, c;
 
-	ringbuf__munmap(&evlist->rings[evlist__per_thread(evlist) ? from : c]);
+	evlist__for_each_evsel(job->evlist, evsel, i)
+		for (c = c0; c < c1 && evsel__has_slot(evsel, c); c++)
+			evsel__close_cpu(evsel, c, t0, t1 < evsel->nr_threads ? t1 : evsel->nr_threads);
 	return 0;
 }
 
-/* Run fn on every unit; the first error in (evsel, unit) order, or 0. */
-static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
-		       unsigned int pages)
+static int evlist__ioctl_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+			      struct evlist_unit_err *ue,
+			      int (*fn)(struct evsel *, int, int, int))
 {
-	struct evlist_job job = { .fn = fn, .stop_on_error = stop_on_error, .pages = pages };
+	struct evsel *evsel;
+	int i, c, err, first = 0;
+
+	evlist__for_each_evsel(job->evlist, evsel, i) {
+		for (c = c0; c < c1 && evsel__has_slot(evsel, c); c++) {
+			err = fn(evsel, c, t0, t1 < evsel->nr_threads ? t1 : evsel->nr_threads);
+			if (err && !first) {
+				first = err;
+				ue->evsel_idx = i;
+				ue->cpu_idx = c;
+				ue->thread_idx = t0;
+			}
+		}
+	}
+	return first;
+}
+
+static int evlist__enable_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+			       struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__enable_cpu);
+}
+
+static int evlist__disable_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+				struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__disable_cpu);
+}
+
+/* Ring of (cpu index, thread index): per CPU, or per thread when cpus is {-1}. */
+static struct ringbuf *evlist__ring(struct evlist *evlist, int c, int t)
+{
+	return &evlist->rings[evlist__per_thread(evlist) ? t : c];
+}
+
+/* Map the ring of (c, t) from its first fd and point the other fds there. */
+static int evlist__mmap_one(struct evlist *evlist, int c, int t, unsigned int pages,
+			    struct evlist_unit_err *ue)
+{
+	struct ringbuf *rb = evlist__ring(evlist, c, t);
+	struct evsel *evsel;
+	int i, err;
+
+	evlist__for_each_evsel(evlist, evsel, i) {
+		int fd = evsel__has_slot(evsel, c) && t < evsel->nr_threads ?
+			 evsel__fd(evsel, c, t) : -1;
+
+		if (fd < 0)
+			continue;
+		if (!rb->base)
+			err = ringbuf__mmap(rb, fd, pages, evlist->cpus->map[c]);
+		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rb->fd) < 0)
+			err = -errno;
+		else
+			err = 0;
+		if (err) {
+			ue->evsel_idx = i;
+			ue->cpu_idx = c;
+			ue->thread_idx = t;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int evlist__mmap_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+			     struct evlist_unit_err *ue)
+{
+	int c, t, err;
+
+	for (c = c0; c < c1; c++) {
+		for (t = t0; t < t1; t++) {
+			if (evlist_job__stopped(job, INT_MAX))	/* any failure */
+				return 0;
+			err = evlist__mmap_one(job->evlist, c, t, job->pages, ue);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int evlist__munmap_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+			       struct evlist_unit_err *ue)
+{
+	ringbuf__munmap(evlist__ring(job->evlist, c0, t0));
+	return 0;
+}
+
+/* Run fn on every unit; the first error in (evsel, cpu, thread) order, or 0. */
+static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
+		       bool rings, unsigned int pages)
+{
+	struct evlist_job job = {
+		.fn = fn, .stop_on_error = stop_on_error, .rings = rings, .pages = pages,
+	};
 	int err;
 
 	if (!evlist->cpus || !evlist->threads || !evlist->nr_entries)
@@ -577,8 +657,14 @@ static bool evsel__exclude_kernel(struct evsel *evsel)
 	return true;
 }
 
-/* On the calling thread, after a failed open: change something and retry, or not. */
-static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oerr)
+/*
+ * On the calling thread, after a failed open: change something and retry,
+ * or not.  first_fd: the failing evsel had no descriptor open anywhere, so
+ * an EINVAL is about its attr, not about one CPU or thread (perf asks for
+ * a failure on the first CPU and thread; the parallel open has no order).
+ */
+static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oerr,
+			     bool first_fd)
 {
 	struct evsel *evsel = oerr->evsel;
 	int err = oerr->err;
@@ -595,8 +681,7 @@ static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oe
 		oerr->fallbacks |= EVLIST_FALLBACK_NOFILE;
 		return true;
 	}
-	if (err == -EINVAL && oerr->cpu_idx == 0 && oerr->thread_idx == 0 &&
-	    evlist__drop_missing_feature(evlist, oerr))
+	if (err == -EINVAL && first_fd && evlist__drop_missing_feature(evlist, oerr))
 		return true;
 	if ((err == -EACCES || err == -EPERM) && evsel__exclude_kernel(evsel)) {
 		oerr->fallbacks |= EVLIST_FALLBACK_EXCLUDE_KERNEL;
@@ -608,22 +693,34 @@ static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oe
 static void evlist_open_error__where(struct evlist_open_error *oerr, struct evlist *evlist,
 				     const struct evlist_job *job)
 {
-	int u = evlist_job__first_error(job);
-	const struct evlist_unit_err *ue;
+	const struct evlist_unit_err *ue = evlist_job__first_error(job);
 
-	if (u < 0)
+	if (!ue)
 		return;
-	ue = &job->errs[u];
 	oerr->err = ue->err;
 	oerr->evsel = evlist->entries[ue->evsel_idx];
-	oerr->cpu_idx = evlist__per_thread(evlist) ? 0 : u;
+	oerr->cpu_idx = ue->cpu_idx;
 	oerr->thread_idx = ue->thread_idx;
-	oerr->cpu = evlist->cpus->map[oerr->cpu_idx];
-	oerr->tid = evlist->threads->map[oerr->thread_idx];
+	oerr->cpu = evlist->cpus->map[ue->cpu_idx];
+	oerr->tid = evlist->threads->map[ue->thread_idx];
 }
 
-/* One attempt: allocate every evsel's slots, open them all, or say where it failed. */
-static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oerr)
+static bool evsel__any_open(const struct evsel *evsel)
+{
+	int i;
+
+	for (i = 0; i < evsel->nr_cpus * evsel->nr_threads; i++)
+		if (evsel->fds[i] >= 0)
+			return true;
+	return false;
+}
+
+/*
+ * One attempt: allocate every evsel's slots, open them all, or say where
+ * it failed (and, in *first_fd, whether the failing evsel had nothing open).
+ */
+static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oerr,
+			     bool *first_fd)
 {
 	struct evlist_job job = { .fn = evlist__open_unit, .stop_on_error = true };
 	struct evsel *evsel;
@@ -639,8 +736,10 @@ static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oe
 		goto out_err;
 	evlist_open_error__where(oerr, evlist, &job);
 	free(job.errs);
-	if (oerr->err)
+	if (oerr->err) {
+		*first_fd = oerr->evsel && !evsel__any_open(oerr->evsel);
 		return oerr->err;
+	}
 	evlist__for_each_evsel(evlist, evsel, i)
 		evsel->nr_ids = evsel->nr_cpus * evsel->nr_threads;
 	return 0;
@@ -662,6 +761,7 @@ static void evlist_open_error__reset(struct evlist_open_error *oerr)
 int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_error *oerr)
 {
 	struct evlist_open_error local;
+	bool first_fd = false;
 	int tries, err;
 
 	if (!oerr)
@@ -673,11 +773,11 @@ int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_err
 	/* Every fallback changes an attr for good or is taken once: this ends. */
 	for (tries = 0; ; tries++) {
 		evlist_open_error__reset(oerr);
-		err = evlist__open_once(evlist, oerr);
+		err = evlist__open_once(evlist, oerr, &first_fd);
 		if (!err)
 			return 0;
 		evlist__close(evlist);
-		if (tries > 64 || !evlist__fallback(evlist, oerr))
+		if (tries > 64 || !evlist__fallback(evlist, oerr, first_fd))
 			return err;
 	}
 }
@@ -726,19 +826,19 @@ void evlist__close(struct evlist *evlist)
 	struct evsel *evsel;
 	int i;
 
-	evlist__run(evlist, evlist__close_unit, false, 0);
+	evlist__run(evlist, evlist__close_unit, false, false, 0);
 	evlist__for_each_evsel(evlist, evsel, i)
 		evsel__close(evsel);	/* frees the arrays; closes what no unit covered */
 }
 
 int evlist__enable(struct evlist *evlist)
 {
-	return evlist__run(evlist, evlist__enable_unit, false, 0);
+	return evlist__run(evlist, evlist__enable_unit, false, false, 0);
 }
 
 int evlist__disable(struct evlist *evlist)
 {
-	return evlist__run(evlist, evlist__disable_unit, false, 0);
+	return evlist__run(evlist, evlist__disable_unit, false, false, 0);
 }
 
 int evlist__mmap(struct evlist *evlist, unsigned int pages)
@@ -756,7 +856,7 @@ int evlist__mmap(struct evlist *evlist, unsigned int pages)
 	for (i = 0; i < evlist->nr_rings; i++)
 		evlist->rings[i].idx = i;
 
-	err = evlist__run(evlist, evlist__mmap_unit, true, pages);
+	err = evlist__run(evlist, evlist__mmap_unit, true, true, pages);
 	if (err)
 		evlist__munmap(evlist);
 	return err;
@@ -768,7 +868,7 @@ void evlist__munmap(struct evlist *evlist)
 
 	if (!evlist->rings)
 		return;
-	evlist__run(evlist, evlist__munmap_unit, false, 0);
+	evlist__run(evlist, evlist__munmap_unit, false, true, 0);
 	for (i = 0; i < evlist->nr_rings; i++)
 		ringbuf__munmap(&evlist->rings[i]);	/* a no-op on unmapped rings */
 	free(evlist->rings);

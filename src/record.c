@@ -47,6 +47,7 @@
 #include "precord/streams.h"
 #include "precord/merge.h"
 #include "precord/compress.h"
+#include "precord/report.h"
 
 #define EXIT_USAGE	129
 #define DEFAULT_RT_PRIO	10	/* streaming threads: SCHED_FIFO, as `chrt -f 10` */
@@ -1018,6 +1019,23 @@ static void record__print_threads(struct record *rec)
 	}
 }
 
+/*
+ * When anything was lost: the account per CPU and the data loss metric, read
+ * back from the finished file with the same code as `precord report --loss`,
+ * so a recording and a later report never disagree.
+ */
+static void record__print_loss(struct record *rec)
+{
+	struct loss_report r = { 0 };
+	char msg[256];
+
+	if (loss_report__read(rec->path, &r, msg, sizeof(msg)) == 0)
+		loss_report__print(&r, stderr);
+	else if (rec->opts.verbose)
+		fprintf(stderr, "precord: cannot account for the loss: %s\n", msg);
+	loss_report__exit(&r);
+}
+
 static void record__print_summary(struct record *rec)
 {
 	struct stream_stats *s = &rec->total;
@@ -1043,6 +1061,8 @@ static void record__print_summary(struct record *rec)
 			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds);
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
+	if (s->lost_records || rec->lost_samples)
+		record__print_loss(rec);
 }
 
 /* --mmap-flush, capped at a quarter of a ring as perf does. */

@@ -163,8 +163,6 @@ static int stream__wait(struct stream *s, struct pollfd *pfd, int *nr_alive)
 	if (pfd[s->nr_rings].revents & POLLIN)
 		return 1;
 	for (i = 0; i < s->nr_rings; i++) {
-		if (pfd[i].revents & POLLIN)
-			s->stats.wakeups++;
 		if (pfd[i].revents & (POLLHUP | POLLERR)) {
 			/* The monitored task is gone: this fd will never fill again. */
 			pfd[i].fd = -1;
@@ -252,6 +250,7 @@ static void *stream__thread(void *arg)
 	struct stream *s = arg;
 	struct pollfd *pfd = calloc((size_t)s->nr_rings + 1, sizeof(*pfd));
 	int i, nr_alive = s->nr_rings, stop = 0;
+	bool woke = false;
 	ssize_t n;
 
 	if (!pfd) {
@@ -277,6 +276,10 @@ static void *stream__thread(void *arg)
 			s->error = (int)n;
 			break;
 		}
+		/* Woken up (watermark or timeout) and found data to write: perf's count. */
+		if (n > 0 && woke)
+			s->stats.wakeups++;
+		woke = false;
 		if (n > 0)
 			continue;
 		if (nr_alive == 0 && s->nr_rings > 0) {
@@ -287,6 +290,7 @@ static void *stream__thread(void *arg)
 		if (s->error)
 			break;
 		stop = stream__wait(s, pfd, &nr_alive);
+		woke = true;
 		if (stop < 0) {
 			s->error = stop;
 			break;

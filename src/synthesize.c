@@ -13,9 +13,19 @@
  *
  * Threads: any. Nothing here is global; a call touches only its stack, the
  * files it reads, opts->stats (relaxed atomics: independent counters read
- * after the workers are joined) and opts->bid_cache (locked inside), so the
- * parallel synthesis of issue 4 runs synthesize__process() on several
- * workers, each with its own emit buffer.
+ * after the workers are joined) and opts->bid_cache (locked inside).
+ *
+ * Parallel walk (synthesize__all_parallel): the pids of /proc are claimed
+ * one at a time from an atomic cursor by N participants (the caller and
+ * N - 1 pool workers, through wq__parallel_for() over N indexes), each
+ * appending whole processes to its own growable buffer, without locks. A
+ * process of more than SYNTH_SPLIT_TASKS tasks only has its task list read
+ * then; a second loop synthesizes such processes in pieces of
+ * SYNTH_PIECE_TASKS tasks, so one process of 10 000 threads spreads over
+ * every participant. The caller then emits the buffered records in pid
+ * order (pieces in task order), from its own thread: the serial walk's
+ * records in the serial walk's order. Memory: every record of the walk is
+ * held until it ends.
  *
  * Fidelity: record layouts, the order of records and the choice of which
  * mappings are written follow perf 6.1 (tools/perf/util/synthetic-events.c,
@@ -740,8 +750,8 @@ struct synth_par {
 	_Atomic long		next;		/* A: first unclaimed item */
 	_Atomic int		stop;		/* A: a participant failed */
 	struct synth_buf	*bufs;		/* S(slot), one per pool slot */
-	struct synth_proc	*procs;		/* S(i), one per pid */
-	struct synth_piece	*pieces;	/* S(i) in the second loop; I in the first */
+	struct synth_proc	*procs;		/* S(i) in the first loop, then I */
+	struct synth_piece	*pieces;	/* cut between the loops, S(i) in the second */
 	long			nr_pieces;	/* I */
 };
 

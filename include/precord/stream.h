@@ -20,7 +20,7 @@
 
 struct stream_stats {
 	u64	bytes;		/* bytes moved from rings to the writer */
-	u64	wakeups;	/* polls that returned with data ready */
+	u64	wakeups;	/* wake-ups from poll (watermark or timeout) that found data */
 	u64	rounds;		/* passes that found data (FINISHED_ROUNDs written) */
 	u64	samples;
 	u64	lost_records;	/* PERF_RECORD_LOST seen */

@@ -1,0 +1,1006 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_evlist.c — evlist open, mmap, enable, disable, munmap and close,
+ * serial and on a workqueue, with real perf_event_open() of software
+ * events (skipped when the kernel refuses them: EACCES/EPERM).
+ *
+ * What decides that a descriptor is where it should be: each evsel is a
+ * dummy event with comm=1 and a sample_id trailer holding the CPU and the
+ * IDENTIFIER; the test renames a thread (prctl PR_SET_NAME) on a chosen
+ * CPU, and the kernel then writes one PERF_RECORD_COMM per evsel into the
+ * ring of that CPU (or that thread), each carrying the id of the evsel's
+ * descriptor for that (cpu, thread).  So the records read back from the
+ * rings give the kernel's own (id, cpu, tid) triples, which must equal the
+ * evlist's (ids[], cpu map, thread map) for the serial and the parallel
+ * open alike.  Failures are injected with the evlist's test-only open_fn;
+ * descriptor leaks are counted in /proc/self/fd.  Starts threads (a
+ * workqueue pool and sleeper threads): listed in tests/threaded.list.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <cmocka.h>
+
+#include "wq.h"
+#include "precord/evlist.h"
+
+#define RING_PAGES	8
+
+/* ---- fixtures ---------------------------------------------------------------- */
+
+struct fixture {
+	struct wq_pool	*pool;
+	struct wq	*wq;
+};
+
+static int group_setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	char msg[256];
+
+	if (!fx)
+		return -1;
+	fx->pool = wq_pool__new(&(struct wq_pool_attr){ .name = "tst-wq" }, msg, sizeof(msg));
+	if (!fx->pool) {
+		fprintf(stderr, "cannot start the pool: %s\n", msg);
+		free(fx);
+		return -1;
+	}
+	fx->wq = wq__new(fx->pool, "evlist", 0);
+	if (!fx->wq) {
+		wq_pool__delete(fx->pool);
+		free(fx);
+		return -1;
+	}
+	*state = fx;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	wq__delete(fx->wq);
+	wq_pool__delete(fx->pool);
+	free(fx);
+	return 0;
+}
+
+static int count_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *d;
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* A dummy event that reports renames with (tid, cpu, identifier) after them. */
+static struct evsel *comm_evsel(bool disabled)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER,
+		.read_format = PERF_FORMAT_ID,
+		.comm = 1,
+		.sample_id_all = 1,
+		.disabled = disabled,
+	};
+	struct evsel *evsel = evsel__new(&attr, "dummy");
+
+	assert_non_null(evsel);
+	return evsel;
+}
+
+static struct evlist *comm_evlist(int nr_evsels, struct cpu_map *cpus, struct thread_map *threads,
+				  struct wq *wq)
+{
+	struct evlist *evlist = evlist__new();
+	int i;
+
+	assert_non_null(evlist);
+	for (i = 0; i < nr_evsels; i++)
+		assert_int_equal(evlist__add(evlist, comm_evsel(true)), 0);
+	evlist__set_maps(evlist, cpus, threads);
+	evlist__set_wq(evlist, wq);
+	evlist->parallel_min_fds = 1;	/* parallel whenever there is a wq */
+	return evlist;
+}
+
+/* Open, or skip the test when this kernel or user may not open these events. */
+static void open_or_skip(struct evlist *evlist, struct evlist_open_error *oerr)
+{
+	int err = evlist__open_wq(evlist, evlist->wq, oerr);
+
+	if (err == -EACCES || err == -EPERM) {
+		evlist__delete(evlist);
+		skip();
+	}
+	assert_int_equal(err, 0);
+}
+
+static struct cpu_map *online(void)
+{
+	struct cpu_map *cpus = cpu_map__new_online();
+
+	assert_non_null(cpus);
+	return cpus;
+}
+
+/* ---- checks -------------------------------------------------------------------- */
+
+/* Every slot holds a distinct perf event fd whose kernel id is ids[slot]. */
+static void check_slots(const struct evlist *evlist)
+{
+	int nr = evlist->cpus->nr * evlist->threads->nr, i, s, fds = 0;
+	struct evsel *evsel;
+
+	evlist__for_each_evsel(evlist, evsel, i) {
+		assert_int_equal(evsel->nr_cpus, evlist->cpus->nr);
+		assert_int_equal(evsel->nr_threads, evlist->threads->nr);
+		assert_int_equal(evsel->nr_ids, nr);
+		for (s = 0; s < nr; s++) {
+			char path[64], link[64] = "";
+			u64 id = 0;
+
+			assert_true(evsel->fds[s] >= 0);
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", evsel->fds[s]);
+			assert_true(readlink(path, link, sizeof(link) - 1) > 0);
+			assert_string_equal(link, "anon_inode:[perf_event]");
+			assert_int_equal(ioctl(evsel->fds[s], PERF_EVENT_IOC_ID, &id), 0);
+			assert_true(id == evsel->ids[s]);
+			assert_ptr_equal(evlist__id2evsel(evlist, id), evsel);
+			fds++;
+		}
+	}
+	assert_int_equal(evlist__nr_fds(evlist), fds);
+}
+
+/* A (id, cpu, tid) triple as the kernel reports it in a COMM record. */
+struct triple {
+	u64	id;
+	int	cpu;
+	pid_t	tid;
+};
+
+struct comm_scan {
+	const char	*name;		/* the comm we set */
+	struct triple	found[64];
+	int		nr;
+};
+
+/* COMM: header, u32 pid, u32 tid, comm[] padded to 8; then tid/pid, cpu/res, identifier. */
+static int comm_sink(void *ctx, const void *data, size_t size)
+{
+	struct comm_scan *scan = ctx;
+	const unsigned char *p = data, *end = p + size;
+
+	while (p < end) {
+		const struct perf_event_header *hdr = (const void *)p;
+
+		if (hdr->type == PERF_RECORD_COMM && !strcmp((const char *)p + 16, scan->name) &&
+		    scan->nr < 64) {
+			struct triple *t = &scan->found[scan->nr++];
+			const unsigned char *tail = p + hdr->size - 24;
+			u32 v[2];
+
+			memcpy(v, tail, sizeof(v));
+			t->tid = (pid_t)v[1];
+			memcpy(v, tail + 8, sizeof(v));
+			t->cpu = (int)v[0];
+			memcpy(&t->id, tail + 16, sizeof(t->id));
+		}
+		p += hdr->size;
+	}
+	return 0;
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+	assert_int_equal(sched_getcpu(), cpu);
+}
+
+static void unpin_self(void)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * The COMM records with `name` in ring r must be exactly one per evsel,
+ * each carrying the id of that evsel's descriptor at (c, t), with the
+ * kernel's cpu and tid equal to the maps' (-1 map entries: want_cpu/tid).
+ */
+static void check_ring(struct evlist *evlist, int r, const char *name, int c, int t,
+		       int want_cpu, pid_t want_tid)
+{
+	struct comm_scan scan = { .name = name };
+	struct evsel *evsel;
+	int i, j;
+
+	assert_true(ringbuf__read(&evlist->rings[r], comm_sink, &scan) >= 0);
+	assert_int_equal(scan.nr, evlist->nr_entries);
+	evlist__for_each_evsel(evlist, evsel, i) {
+		u64 id = evsel->ids[c * evsel->nr_threads + t];
+
+		for (j = 0; j < scan.nr && scan.found[j].id != id; j++)
+			;
+		assert_true(j < scan.nr);
+		assert_int_equal(scan.found[j].cpu, want_cpu);
+		assert_int_equal(scan.found[j].tid, want_tid);
+	}
+}
+
+/* Rename this thread on every CPU of the map; each CPU's ring must see it with its ids. */
+static void check_cpu_rings(struct evlist *evlist)
+{
+	char name[16];
+	int c;
+
+	for (c = 0; c < evlist->cpus->nr; c++) {
+		pin_self(evlist->cpus->map[c].cpu);
+		snprintf(name, sizeof(name), "evl-cpu%d", evlist->cpus->map[c].cpu);
+		assert_int_equal(prctl(PR_SET_NAME, name), 0);
+		check_ring(evlist, c, name, c, 0, evlist->cpus->map[c].cpu, gettid_());
+	}
+	unpin_self();
+}
+
+/* ---- system-wide: serial and parallel give the same evlist ---------------------- */
+
+static void run_cycle_checked(struct evlist *evlist)
+{
+	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
+	assert_int_equal(evlist->nr_rings, evlist->cpus->nr);
+	assert_int_equal(evlist__enable(evlist), 0);
+	check_cpu_rings(evlist);
+	assert_int_equal(evlist__disable(evlist), 0);
+	evlist__munmap(evlist);
+	assert_null(evlist->rings);
+}
+
+static void test_open_serial_equals_parallel(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *serial, *parallel;
+	int before = count_fds(), i, s;
+
+	serial = comm_evlist(3, cpus, threads, NULL);
+	parallel = comm_evlist(3, cpus, threads, fx->wq);
+	open_or_skip(serial, NULL);
+	open_or_skip(parallel, NULL);
+	check_slots(serial);
+	check_slots(parallel);
+	/* Same shape, different descriptors and ids. */
+	for (i = 0; i < 3; i++)
+		for (s = 0; s < cpus->nr; s++) {
+			assert_int_not_equal(serial->entries[i]->fds[s], parallel->entries[i]->fds[s]);
+			assert_true(serial->entries[i]->ids[s] != parallel->entries[i]->ids[s]);
+		}
+	run_cycle_checked(serial);
+	run_cycle_checked(parallel);
+	evlist__close(parallel);
+	evlist__close(serial);
+	assert_int_equal(evlist__nr_fds(parallel), 0);
+	assert_int_equal(count_fds(), before);
+	evlist__delete(serial);
+	evlist__delete(parallel);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* ---- where each open runs ---------------------------------------------------- */
+
+#define MAX_CALLS	256
+
+struct open_log {
+	atomic_int	nr;
+	struct {
+		pid_t	pid;		/* the event's thread */
+		int	cpu;		/* the event's CPU */
+		int	ran_on;		/* sched_getcpu() of the caller */
+		pid_t	tid;		/* the caller */
+	} call[MAX_CALLS];
+};
+
+static int logging_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+			int group_fd, unsigned long flags)
+{
+	struct open_log *log = ctx;
+	int i = atomic_fetch_add(&log->nr, 1), fd;
+
+	if (i < MAX_CALLS) {
+		log->call[i].pid = pid;
+		log->call[i].cpu = cpu;
+		log->call[i].ran_on = sched_getcpu();
+		log->call[i].tid = gettid_();
+	}
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Forced parallel: the opens for CPU c run on a worker, on CPU c. */
+static void test_open_runs_on_the_cpu(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct open_log *log = calloc(1, sizeof(*log));
+	int i, n;
+
+	assert_non_null(log);
+	evlist->open_fn = logging_open;
+	evlist->open_ctx = log;
+	open_or_skip(evlist, NULL);
+	n = atomic_load(&log->nr);
+	assert_int_equal(n, 2 * cpus->nr);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(log->call[i].ran_on, log->call[i].cpu);
+		if (cpus->nr > 1)
+			assert_int_not_equal(log->call[i].tid, gettid_());
+	}
+	evlist__delete(evlist);
+	free(log);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* Below the cutoff (default), a small evlist opens inline in the caller. */
+static void test_small_evlist_runs_inline(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(1, cpus, threads, fx->wq);
+	struct open_log *log = calloc(1, sizeof(*log));
+	int i;
+
+	assert_non_null(log);
+	evlist->parallel_min_fds = 0;	/* the default cutoff */
+	if (cpus->nr >= EVLIST_PARALLEL_MIN_FDS)
+		skip();
+	evlist->open_fn = logging_open;
+	evlist->open_ctx = log;
+	open_or_skip(evlist, NULL);
+	assert_int_equal(atomic_load(&log->nr), cpus->nr);
+	for (i = 0; i < cpus->nr; i++)
+		assert_int_equal(log->call[i].tid, gettid_());
+	evlist__delete(evlist);
+	free(log);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* ---- failures ------------------------------------------------------------------ */
+
+struct inject {
+	int	cpu;		/* fail opens on this CPU ... */
+	u64	config;		/* ... of the event with this sample_period marker */
+	int	cpu2;		/* and on this one ... */
+	u64	config2;	/* ... of this one (0: no second failure) */
+	int	err;
+	atomic_int calls;
+};
+
+static int failing_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+			int group_fd, unsigned long flags)
+{
+	struct inject *inj = ctx;
+	int fd;
+
+	atomic_fetch_add(&inj->calls, 1);
+	if (cpu == inj->cpu && attr->sample_period == inj->config)
+		return inj->err;
+	if (inj->config2 && cpu == inj->cpu2 && attr->sample_period == inj->config2)
+		return -ENODEV;
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+static void check_injected_failure(struct wq *wq)
+{
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	struct inject inj = { .cpu = cpus->map[cpus->nr - 1].cpu, .config = 1002, .err = -EBUSY };
+	struct evlist_open_error oerr;
+	char msg[256], want[64];
+	int before = count_fds(), i, err;
+
+	for (i = 0; i < 3; i++) {
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+		evlist->entries[i]->attr.disabled = 0;	/* enabled as soon as opened */
+	}
+	/* Fails on evsel 2 of the last CPU, so evsel 0 and 1 are open everywhere by then. */
+	evlist->open_fn = failing_open;
+	evlist->open_ctx = &inj;
+	err = evlist__open_wq(evlist, wq, &oerr);
+	assert_int_equal(err, -EBUSY);
+	assert_int_equal(oerr.err, -EBUSY);
+	assert_ptr_equal(oerr.evsel, evlist->entries[2]);
+	assert_int_equal(oerr.cpu.cpu, inj.cpu);
+	assert_int_equal(oerr.cpu_idx, cpus->nr - 1);
+	assert_int_equal(oerr.thread_idx, 0);
+	assert_int_equal(oerr.tid, -1);
+	assert_int_equal(oerr.fallbacks, 0);
+	assert_true(atomic_load(&inj.calls) >= 3);
+	/* Nothing left open, so nothing left enabled. */
+	assert_int_equal(count_fds(), before);
+	assert_int_equal(evlist__nr_fds(evlist), 0);
+	for (i = 0; i < 3; i++)
+		assert_null(evlist->entries[i]->fds);
+	evlist__open_strerror(&oerr, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "cannot open 'dummy' on CPU %d: ", inj.cpu);
+	assert_non_null(strstr(msg, want));
+	/* The same evlist opens fine once the failure is gone. */
+	evlist->open_fn = NULL;
+	open_or_skip(evlist, NULL);
+	check_slots(evlist);
+	evlist__delete(evlist);
+	assert_int_equal(count_fds(), before);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/*
+ * Two failures, evsel 2 on the first CPU and evsel 1 on the last: the one
+ * reported is evsel 1's, as an evsel-by-evsel open would meet it first.
+ */
+static void check_first_failure_reported(struct wq *wq)
+{
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	struct inject inj = {
+		.cpu = cpus->map[cpus->nr - 1].cpu, .config = 1001, .err = -EBUSY,
+		.cpu2 = cpus->map[0].cpu, .config2 = 1002,
+	};
+	struct evlist_open_error oerr;
+	int before = count_fds(), i;
+
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open;
+	evlist->open_ctx = &inj;
+	assert_int_equal(evlist__open_wq(evlist, wq, &oerr), -EBUSY);
+	assert_ptr_equal(oerr.evsel, evlist->entries[1]);
+	assert_int_equal(oerr.cpu.cpu, inj.cpu);
+	assert_int_equal(count_fds(), before);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+static void test_first_failure_reported(void **state)
+{
+	struct fixture *fx = *state;
+
+	check_first_failure_reported(fx->wq);
+	check_first_failure_reported(NULL);
+}
+
+/* Serially, after evsel 0 fails on the first CPU, the other CPUs try evsel 0 and stop. */
+static void test_failure_stops_later_evsels(void **state)
+{
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(3, cpus, threads, NULL);
+	struct inject inj = { .cpu = cpus->map[0].cpu, .config = 1000, .err = -EBUSY };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open;
+	evlist->open_ctx = &inj;
+	assert_int_equal(evlist__open_wq(evlist, NULL, NULL), -EBUSY);
+	assert_int_equal(atomic_load(&inj.calls), cpus->nr);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+static void test_injected_failure_parallel(void **state)
+{
+	struct fixture *fx = *state;
+
+	check_injected_failure(fx->wq);
+}
+
+static void test_injected_failure_serial(void **state)
+{
+	check_injected_failure(NULL);
+}
+
+/* An older kernel: EINVAL for build_id and PERF_FORMAT_LOST until they are cleared. */
+static int old_kernel_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+			   int group_fd, unsigned long flags)
+{
+	atomic_int *einvals = ctx;
+	int fd;
+
+	if (attr->build_id || (attr->read_format & PERF_FORMAT_LOST)) {
+		atomic_fetch_add(einvals, 1);
+		return -EINVAL;
+	}
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+static void test_missing_features_fall_back(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist_open_error oerr;
+	atomic_int einvals = 0;
+	int i;
+
+	evlist->entries[0]->attr.build_id = 1;
+	evlist->entries[0]->attr.mmap2 = 1;
+	for (i = 0; i < 2; i++)
+		evlist->entries[i]->attr.read_format |= PERF_FORMAT_LOST;
+	evlist->open_fn = old_kernel_open;
+	evlist->open_ctx = &einvals;
+	open_or_skip(evlist, &oerr);
+	assert_int_equal(oerr.err, 0);
+	assert_int_equal(oerr.fallbacks, EVLIST_FALLBACK_READ_LOST | EVLIST_FALLBACK_BUILD_ID);
+	assert_true(atomic_load(&einvals) >= 2);
+	for (i = 0; i < 2; i++)
+		assert_false(evlist->entries[i]->attr.read_format & PERF_FORMAT_LOST);
+	assert_false(evlist->entries[0]->attr.build_id);
+	assert_true(evlist->entries[0]->attr.mmap2);	/* only what failed goes */
+	check_slots(evlist);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* A real EMFILE: the soft limit is below what the evlist needs, and gets raised. */
+static void test_emfile_raises_nofile(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(24, cpus, threads, fx->wq);
+	struct evlist_open_error oerr;
+	struct rlimit saved, low, now;
+	unsigned long need;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	low = saved;
+	low.rlim_cur = (rlim_t)count_fds() + 8;
+	if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < low.rlim_cur + 24 * (rlim_t)cpus->nr + 64)
+		skip();
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	need = 24UL * (unsigned long)cpus->nr + (unsigned long)count_fds() + 64;
+	open_or_skip(evlist, &oerr);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
+	assert_true(oerr.fallbacks & EVLIST_FALLBACK_NOFILE);
+	assert_true(now.rlim_cur >= oerr.nofile_need);
+	assert_true(oerr.nofile_need >= need - 8 && oerr.nofile_need <= need + 8);
+	check_slots(evlist);
+	evlist__delete(evlist);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* Root may raise the hard limit (CAP_SYS_RESOURCE): give that up, in a child. */
+static void drop_sys_resource(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int i = CAP_TO_INDEX(CAP_SYS_RESOURCE);
+
+	if (syscall(SYS_capget, &hdr, data))
+		return;
+	data[i].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	data[i].permitted &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	syscall(SYS_capset, &hdr, data);
+}
+
+/* EMFILE that cannot be helped: one clear error, all closed. */
+static void test_emfile_at_the_hard_limit(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(24, cpus, threads, fx->wq);
+	struct evlist_open_error oerr;
+	struct rlimit saved, low;
+	char msg[256];
+	int before, err;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < (rlim_t)count_fds() + 64)
+		skip();
+	/* Run it in a child: lowering the hard limit cannot be undone without privileges. */
+	if (fork() == 0) {
+		drop_sys_resource();
+		low.rlim_cur = low.rlim_max = (rlim_t)count_fds() + 8;
+		setrlimit(RLIMIT_NOFILE, &low);
+		before = count_fds();
+		err = evlist__open_wq(evlist, NULL, &oerr);
+		evlist__open_strerror(&oerr, msg, sizeof(msg));
+		_exit(err == -EMFILE && count_fds() == before && !evlist__nr_fds(evlist) &&
+		      strstr(msg, "ulimit -n") && !(oerr.fallbacks & EVLIST_FALLBACK_NOFILE) ? 0 : 1);
+	}
+	{
+		int status = -1;
+
+		assert_true(wait(&status) > 0);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+	(void)fx;
+}
+
+/* ---- enable and disable on every CPU ------------------------------------------- */
+
+/* read_format TOTAL_TIME_ENABLED: { value, time_enabled }. */
+static u64 time_enabled(int fd)
+{
+	u64 v[2] = { 0, 0 };
+
+	assert_int_equal(read(fd, v, sizeof(v)), (ssize_t)sizeof(v));
+	return v[1];
+}
+
+static void test_enable_disable_parallel(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(4, cpus, threads, fx->wq);
+	struct evsel *evsel;
+	u64 *t0;
+	int i, s, n = 4 * cpus->nr, k;
+
+	evlist__for_each_evsel(evlist, evsel, i)
+		evsel->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+	open_or_skip(evlist, NULL);
+	t0 = calloc((size_t)n, sizeof(u64));
+	assert_non_null(t0);
+	k = 0;
+	evlist__for_each_evsel(evlist, evsel, i)
+		for (s = 0; s < cpus->nr; s++)
+			assert_true(time_enabled(evsel->fds[s]) == 0);	/* opened disabled */
+	assert_int_equal(evlist__enable(evlist), 0);
+	usleep(2000);
+	assert_int_equal(evlist__disable(evlist), 0);
+	evlist__for_each_evsel(evlist, evsel, i)
+		for (s = 0; s < cpus->nr; s++) {
+			t0[k] = time_enabled(evsel->fds[s]);
+			assert_true(t0[k++] >= 1000000);	/* ran for the 2 ms */
+		}
+	usleep(2000);
+	k = 0;
+	evlist__for_each_evsel(evlist, evsel, i)
+		for (s = 0; s < cpus->nr; s++)
+			assert_true(time_enabled(evsel->fds[s]) == t0[k++]);	/* stopped */
+	free(t0);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* ---- task events: one unit per thread ------------------------------------------ */
+
+#define NR_SLEEPERS	6
+
+struct sleepers {
+	pthread_t	th[NR_SLEEPERS];
+	pid_t		tid[NR_SLEEPERS];
+	pthread_mutex_t	lock;
+	pthread_cond_t	cond;
+	int		cmd_seq;	/* lock: bumped for each command */
+	int		who;		/* lock: thread index to act, -1: all quit */
+	int		cpu;		/* lock: where it renames itself (-1: anywhere) */
+	char		name[16];	/* lock */
+	int		done_seq;	/* lock */
+};
+
+struct sleeper_arg {
+	struct sleepers	*sl;
+	int		idx;
+};
+
+static void *sleeper_main(void *p)
+{
+	struct sleeper_arg *arg = p;
+	struct sleepers *sl = arg->sl;
+	int seen = 0;
+
+	pthread_mutex_lock(&sl->lock);
+	sl->tid[arg->idx] = gettid_();
+	pthread_cond_broadcast(&sl->cond);
+	for (;;) {
+		while (sl->cmd_seq == seen)
+			pthread_cond_wait(&sl->cond, &sl->lock);
+		seen = sl->cmd_seq;
+		if (sl->who == -1)
+			break;
+		if (sl->who != arg->idx)
+			continue;
+		if (sl->cpu >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(sl->cpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
+		prctl(PR_SET_NAME, sl->name);
+		sl->done_seq = seen;
+		pthread_cond_broadcast(&sl->cond);
+	}
+	pthread_mutex_unlock(&sl->lock);
+	free(arg);
+	return NULL;
+}
+
+static struct thread_map *sleepers__start(struct sleepers *sl)
+{
+	int i;
+
+	memset(sl, 0, sizeof(*sl));
+	pthread_mutex_init(&sl->lock, NULL);
+	pthread_cond_init(&sl->cond, NULL);
+	for (i = 0; i < NR_SLEEPERS; i++) {
+		struct sleeper_arg *arg = malloc(sizeof(*arg));
+
+		assert_non_null(arg);
+		arg->sl = sl;
+		arg->idx = i;
+		assert_int_equal(pthread_create(&sl->th[i], NULL, sleeper_main, arg), 0);
+	}
+	pthread_mutex_lock(&sl->lock);
+	for (i = 0; i < NR_SLEEPERS; i++)
+		while (!sl->tid[i])
+			pthread_cond_wait(&sl->cond, &sl->lock);
+	pthread_mutex_unlock(&sl->lock);
+	return thread_map__new_from(sl->tid, NR_SLEEPERS);
+}
+
+/* Have sleeper idx rename itself to name, on cpu (-1: wherever it is). */
+static void sleepers__rename(struct sleepers *sl, int idx, int cpu, const char *name)
+{
+	int seq;
+
+	pthread_mutex_lock(&sl->lock);
+	sl->who = idx;
+	sl->cpu = cpu;
+	snprintf(sl->name, sizeof(sl->name), "%s", name);
+	seq = ++sl->cmd_seq;
+	pthread_cond_broadcast(&sl->cond);
+	while (sl->done_seq != seq)
+		pthread_cond_wait(&sl->cond, &sl->lock);
+	pthread_mutex_unlock(&sl->lock);
+}
+
+static void sleepers__stop(struct sleepers *sl)
+{
+	int i;
+
+	pthread_mutex_lock(&sl->lock);
+	sl->who = -1;
+	sl->cmd_seq++;
+	pthread_cond_broadcast(&sl->cond);
+	pthread_mutex_unlock(&sl->lock);
+	for (i = 0; i < NR_SLEEPERS; i++)
+		pthread_join(sl->th[i], NULL);
+	pthread_mutex_destroy(&sl->lock);
+	pthread_cond_destroy(&sl->cond);
+}
+
+/* cpus = {-1}: one ring per thread; thread t's rename lands in ring t with its ids. */
+static void check_per_thread(struct wq *wq)
+{
+	struct sleepers sl;
+	struct thread_map *threads = sleepers__start(&sl);
+	struct cpu_map *any = cpu_map__new_any();
+	struct evlist *evlist;
+	char name[16];
+	int before = count_fds(), t;
+
+	assert_non_null(threads);
+	evlist = comm_evlist(2, any, threads, wq);
+	open_or_skip(evlist, NULL);
+	check_slots(evlist);
+	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
+	assert_int_equal(evlist->nr_rings, NR_SLEEPERS);
+	assert_int_equal(evlist__enable(evlist), 0);
+	for (t = 0; t < NR_SLEEPERS; t++) {
+		int cpu;
+
+		snprintf(name, sizeof(name), "evl-thr%u", (unsigned char)t);
+		sleepers__rename(&sl, t, -1, name);
+		/* The CPU is wherever it ran: take it from the record. */
+		{
+			struct comm_scan scan = { .name = name };
+
+			assert_true(ringbuf__read(&evlist->rings[t], comm_sink, &scan) >= 0);
+			assert_int_equal(scan.nr, 2);
+			cpu = scan.found[0].cpu;
+			assert_int_equal(scan.found[0].tid, sl.tid[t]);
+			assert_true(scan.found[0].id == evlist->entries[0]->ids[t] ||
+				    scan.found[0].id == evlist->entries[1]->ids[t]);
+			assert_true(scan.found[1].id == evlist->entries[0]->ids[t] ||
+				    scan.found[1].id == evlist->entries[1]->ids[t]);
+			assert_true(scan.found[0].id != scan.found[1].id);
+			assert_int_equal(scan.found[1].cpu, cpu);
+		}
+	}
+	assert_int_equal(evlist__disable(evlist), 0);
+	evlist__munmap(evlist);
+	evlist__close(evlist);
+	assert_int_equal(count_fds(), before);
+	evlist__delete(evlist);
+	sleepers__stop(&sl);
+	cpu_map__put(any);
+	thread_map__put(threads);
+}
+
+static void test_per_thread_parallel(void **state)
+{
+	struct fixture *fx = *state;
+
+	check_per_thread(fx->wq);
+}
+
+static void test_per_thread_serial(void **state)
+{
+	check_per_thread(NULL);
+}
+
+/* Task events on every CPU (perf record -p): ring c gets thread t's rename on CPU c. */
+static void test_task_events_on_cpus(void **state)
+{
+	struct fixture *fx = *state;
+	struct sleepers sl;
+	struct thread_map *threads = sleepers__start(&sl);
+	struct cpu_map *cpus = online();
+	struct evlist *evlist;
+	char name[16];
+	int before = count_fds(), t, c;
+
+	assert_non_null(threads);
+	evlist = comm_evlist(2, cpus, threads, fx->wq);
+	open_or_skip(evlist, NULL);
+	check_slots(evlist);
+	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
+	assert_int_equal(evlist->nr_rings, cpus->nr);
+	assert_int_equal(evlist__enable(evlist), 0);
+	for (t = 0; t < NR_SLEEPERS; t++) {
+		for (c = 0; c < cpus->nr; c++) {
+			snprintf(name, sizeof(name), "evl-t%uc%u", (unsigned char)t, (unsigned char)c);
+			sleepers__rename(&sl, t, cpus->map[c].cpu, name);
+			check_ring(evlist, c, name, c, t, cpus->map[c].cpu, sl.tid[t]);
+		}
+	}
+	evlist__delete(evlist);
+	assert_int_equal(count_fds(), before);
+	sleepers__stop(&sl);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/*
+ * Task events on every CPU are split by thread, not by CPU: all the opens
+ * of one thread come from one caller (two would fight over its context).
+ */
+static void test_task_events_split_by_thread(void **state)
+{
+	struct fixture *fx = *state;
+	struct sleepers sl;
+	struct thread_map *threads = sleepers__start(&sl);
+	struct cpu_map *cpus = online();
+	struct open_log *log = calloc(1, sizeof(*log));
+	struct evlist *evlist;
+	int i, j, n;
+
+	assert_non_null(threads);
+	assert_non_null(log);
+	evlist = comm_evlist(2, cpus, threads, fx->wq);
+	evlist->open_fn = logging_open;
+	evlist->open_ctx = log;
+	open_or_skip(evlist, NULL);
+	n = atomic_load(&log->nr);
+	assert_int_equal(n, 2 * cpus->nr * NR_SLEEPERS);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (log->call[i].pid == log->call[j].pid)
+				assert_int_equal(log->call[i].tid, log->call[j].tid);
+	evlist__delete(evlist);
+	free(log);
+	sleepers__stop(&sl);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* ---- mmap errors -------------------------------------------------------------- */
+
+static void test_mmap_bad_size_unmaps(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+
+	open_or_skip(evlist, NULL);
+	assert_int_equal(evlist__mmap(evlist, 3), -EINVAL);
+	assert_null(evlist->rings);
+	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
+	evlist__delete(evlist);		/* unmaps and closes */
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_serial_equals_parallel),
+		cmocka_unit_test(test_open_runs_on_the_cpu),
+		cmocka_unit_test(test_small_evlist_runs_inline),
+		cmocka_unit_test(test_injected_failure_parallel),
+		cmocka_unit_test(test_injected_failure_serial),
+		cmocka_unit_test(test_first_failure_reported),
+		cmocka_unit_test(test_failure_stops_later_evsels),
+		cmocka_unit_test(test_missing_features_fall_back),
+		cmocka_unit_test(test_emfile_raises_nofile),
+		cmocka_unit_test(test_emfile_at_the_hard_limit),
+		cmocka_unit_test(test_enable_disable_parallel),
+		cmocka_unit_test(test_per_thread_parallel),
+		cmocka_unit_test(test_per_thread_serial),
+		cmocka_unit_test(test_task_events_on_cpus),
+		cmocka_unit_test(test_task_events_split_by_thread),
+		cmocka_unit_test(test_mmap_bad_size_unmaps),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
