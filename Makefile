@@ -38,7 +38,7 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
             -fno-strict-aliasing $(SAN_FLAGS)
-CPPFLAGS += -Iinclude -Iworkqueue -D_GNU_SOURCE -DPRECORD_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
+CPPFLAGS += -Iinclude -Iworkqueue -I$(B) -D_GNU_SOURCE $(PKG_CFLAGS)
 LDFLAGS  += $(SAN_FLAGS)
 LDLIBS   += $(PKG_LIBS) -lrt -lpthread -lm
 DEPFLAGS  = -MMD -MP
@@ -76,7 +76,18 @@ $(B)/precord: $(B)/src/main.o $(B)/libprecord.a $(B)/libwq.a
 precord: $(B)/precord
 	$(Q)cp $< $@
 
-$(B)/%.o: %.c
+# The version lives in one generated header, rewritten only when it changes,
+# so every object that includes it is rebuilt together (no stale strings).
+$(B)/version.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define PRECORD_VERSION "$(VERSION)"' >$@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@
+	@rm -f $@.tmp
+
+.PHONY: FORCE
+FORCE:
+
+$(B)/%.o: %.c | $(B)/version.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
@@ -85,7 +96,7 @@ $(B)/tests/%: $(B)/tests/%.o $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
-$(B)/tests/%.o: tests/%.c
+$(B)/tests/%.o: tests/%.c | $(B)/version.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<

@@ -40,6 +40,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "wq.h"
 #include "precord/evlist.h"
@@ -68,6 +70,7 @@ void evlist__delete(struct evlist *evlist)
 	for (i = 0; i < evlist->nr_entries; i++)
 		evsel__delete(evlist->entries[i]);
 	free(evlist->entries);
+	free(evlist->thread_cpus);
 	cpu_map__put(evlist->cpus);
 	thread_map__put(evlist->threads);
 	free(evlist);
@@ -94,6 +97,8 @@ void evlist__set_maps(struct evlist *evlist, struct cpu_map *cpus, struct thread
 
 	evlist->cpus = cpus ? cpu_map__get(cpus) : NULL;
 	evlist->threads = threads ? thread_map__get(threads) : NULL;
+	free(evlist->thread_cpus);
+	evlist->thread_cpus = NULL;
 	cpu_map__put(oc);
 	thread_map__put(ot);
 }
@@ -162,6 +167,13 @@ static long evlist__nr_slots(const struct evlist *evlist)
  */
 enum evlist_unit_kind { UNIT_CPU, UNIT_THREAD };
 
+/* Thread units run on the worker of one CPU: the CPU their threads last ran on. */
+struct evlist_group {
+	int	cpu;
+	int	first;		/* in the job's order[] */
+	int	nr;
+};
+
 /* What one unit reports; written only by whoever runs that unit. */
 struct evlist_unit_err {
 	int	err;		/* 0 or -errno */
@@ -188,11 +200,14 @@ struct evlist_job {
 	evlist_unit_fn		fn;		/* I */
 	bool			stop_on_error;	/* I: open, mmap: a failure cuts the rest short */
 	bool			rings;		/* I: units are rings (mmap, munmap) */
+	bool			by_thread_cpu;	/* I: thread units go to their thread's CPU */
 	unsigned int		pages;		/* I: mmap's ring size */
 	enum evlist_unit_kind	kind;		/* I */
 	int			nr_units;	/* I */
 	atomic_int		fail_evsel;	/* A: lowest evsel index that failed; INT_MAX: none */
 	struct evlist_unit_err	*errs;		/* U */
+	int			*order;		/* I: thread units, grouped by CPU */
+	struct evlist_group	*groups;	/* I */
 };
 
 /*
@@ -271,6 +286,88 @@ static void evlist_job__run_cpus(struct evlist_job *job)
 	free(cpus);
 }
 
+static int evlist_job__group_cb(void *arg, long g, int slot)
+{
+	struct evlist_job *job = arg;
+	const struct evlist_group *grp = &job->groups[g];
+	int i;
+
+	for (i = 0; i < grp->nr; i++)
+		evlist_job__run_unit(job, job->order[grp->first + i]);
+	return 0;
+}
+
+struct cpu_thread {
+	int	cpu, t;
+};
+
+static int cpu_thread__cmp(const void *a, const void *b)
+{
+	const struct cpu_thread *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/*
+ * Group the thread units by the CPU their thread last ran on (a CPU no
+ * worker serves, or unknown: spread over the workers) into job->order and
+ * job->groups, and the groups' CPUs into *cpusp.  Returns the number of
+ * groups, or -ENOMEM.
+ */
+static int evlist_job__group_threads(struct evlist_job *job, int **cpusp)
+{
+	struct evlist *evlist = job->evlist;
+	struct wq_pool *pool = wq__pool(evlist->wq);
+	int t, g = 0, nr = job->nr_units, nw = wq_pool__nr_workers(pool);
+	struct cpu_thread *ct = malloc(sizeof(*ct) * (size_t)nr);
+	int *cpus = malloc(sizeof(int) * (size_t)nr);
+
+	job->order = malloc(sizeof(int) * (size_t)nr);
+	job->groups = malloc(sizeof(*job->groups) * (size_t)nr);
+	if (!ct || !cpus || !job->order || !job->groups) {
+		free(ct);
+		free(cpus);
+		return -ENOMEM;
+	}
+	for (t = 0; t < nr; t++) {
+		int cpu = evlist->thread_cpus[t];
+
+		if (cpu < 0 || wq_pool__cpu_worker(pool, cpu) < 0)
+			cpu = wq_pool__worker_cpu(pool, t % nw);
+		ct[t] = (struct cpu_thread){ cpu, t };
+	}
+	qsort(ct, (size_t)nr, sizeof(*ct), cpu_thread__cmp);
+	for (t = 0; t < nr; t++) {
+		job->order[t] = ct[t].t;
+		if (t == 0 || ct[t].cpu != ct[t - 1].cpu) {
+			job->groups[g] = (struct evlist_group){ ct[t].cpu, t, 0 };
+			cpus[g++] = ct[t].cpu;
+		}
+		job->groups[g - 1].nr++;
+	}
+	free(ct);
+	*cpusp = cpus;
+	return g;
+}
+
+/* Thread units: on the workers of their threads' CPUs when known, else dynamically. */
+static void evlist_job__run_threads(struct evlist_job *job)
+{
+	struct evlist *evlist = job->evlist;
+	int *cpus = NULL, nr_groups;
+
+	if (!job->by_thread_cpu || !evlist->thread_cpus) {
+		wq__parallel_for(evlist->wq, 0, job->nr_units, 0, evlist_job__unit_cb, job, NULL);
+		return;
+	}
+	nr_groups = evlist_job__group_threads(job, &cpus);
+	if (nr_groups > 0)
+		wq__parallel_for_cpus(evlist->wq, cpus, nr_groups, evlist_job__group_cb, job, NULL);
+	free(cpus);
+}
+
 static bool evlist__parallel(const struct evlist *evlist, int nr_units)
 {
 	int min = evlist->parallel_min_fds ? evlist->parallel_min_fds : EVLIST_PARALLEL_MIN_FDS;
@@ -308,13 +405,19 @@ static int evlist_job__run(struct evlist *evlist, struct evlist_job *job)
 		if (job->kind == UNIT_CPU)
 			evlist_job__run_cpus(job);
 		else
-			wq__parallel_for(evlist->wq, 0, job->nr_units, 0,
-					 evlist_job__unit_cb, job, NULL);
+			evlist_job__run_threads(job);
 	}
 	for (u = 0; u < job->nr_units; u++)
 		if (!job->errs[u].ran)
 			evlist_job__run_unit(job, u);
 	return 0;
+}
+
+static void evlist_job__exit(struct evlist_job *job)
+{
+	free(job->errs);
+	free(job->order);
+	free(job->groups);
 }
 
 static bool unit_err__before(const struct evlist_unit_err *a, const struct evlist_unit_err *b)
@@ -490,6 +593,7 @@ static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_er
 {
 	struct evlist_job job = {
 		.fn = fn, .stop_on_error = stop_on_error, .rings = rings, .pages = pages,
+		.by_thread_cpu = !rings,
 	};
 	int err;
 
@@ -498,7 +602,7 @@ static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_er
 	err = evlist_job__run(evlist, &job);
 	if (!err)
 		err = evlist_job__error(&job);
-	free(job.errs);
+	evlist_job__exit(&job);
 	return err;
 }
 
@@ -716,13 +820,72 @@ static bool evsel__any_open(const struct evsel *evsel)
 }
 
 /*
+ * The CPU a task last ran on: field 39 of its stat, or -1.  The thread's
+ * own file (/proc/TID/task/TID/stat): /proc/TID/stat sums the CPU time of
+ * the whole thread group, which makes reading every thread's quadratic.
+ */
+static int task__last_cpu(pid_t tid)
+{
+	char path[64], buf[1024], *p;
+	int fd, field = 2;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* field 2, the comm, may hold blanks and ')' */
+	if (!p)
+		return -1;
+	for (; *p && field < 39; p++)
+		if (*p == ' ')
+			field++;
+	return field == 39 ? atoi(p) : -1;
+}
+
+static int evlist__thread_cpu_cb(void *arg, long t, int slot)
+{
+	struct evlist *evlist = arg;
+
+	evlist->thread_cpus[t] = task__last_cpu(evlist->threads->map[t]);
+	return 0;
+}
+
+/*
+ * Task events on a workqueue: learn where each thread sits, in parallel,
+ * before the open.  A /proc read costs about what one IPI costs, and it
+ * saves one for the first descriptor of the thread (the open of the first
+ * event of a context calls the task's CPU) and then one per descriptor of
+ * the thread for enable and disable.
+ */
+static void evlist__read_thread_cpus(struct evlist *evlist)
+{
+	int nr = evlist->threads->nr;
+
+	free(evlist->thread_cpus);
+	evlist->thread_cpus = NULL;
+	if (evlist__cpu_wide(evlist) || !evlist__parallel(evlist, nr))
+		return;
+	evlist->thread_cpus = malloc(sizeof(int) * (size_t)nr);
+	if (evlist->thread_cpus)
+		wq__parallel_for(evlist->wq, 0, nr, 0, evlist__thread_cpu_cb, evlist, NULL);
+}
+
+/*
  * One attempt: allocate every evsel's slots, open them all, or say where
  * it failed (and, in *first_fd, whether the failing evsel had nothing open).
  */
 static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oerr,
 			     bool *first_fd)
 {
-	struct evlist_job job = { .fn = evlist__open_unit, .stop_on_error = true };
+	struct evlist_job job = {
+		.fn = evlist__open_unit, .stop_on_error = true, .by_thread_cpu = true,
+	};
 	struct evsel *evsel;
 	int i, err;
 
@@ -731,11 +894,12 @@ static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oe
 		if (err)
 			goto out_err;
 	}
+	evlist__read_thread_cpus(evlist);
 	err = evlist_job__run(evlist, &job);
 	if (err)
 		goto out_err;
 	evlist_open_error__where(oerr, evlist, &job);
-	free(job.errs);
+	evlist_job__exit(&job);
 	if (oerr->err) {
 		*first_fd = oerr->evsel && !evsel__any_open(oerr->evsel);
 		return oerr->err;

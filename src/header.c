@@ -54,9 +54,7 @@
 #include "precord/topology.h"
 #include "precord/tracefs.h"
 
-#ifndef PRECORD_VERSION
-#define PRECORD_VERSION "unknown"
-#endif
+#include "version.h"
 
 #define NAME_ALIGN		64	/* perf strings are padded to this */
 #define MAX_CACHE_LEVELS	4	/* perf reads cache/index0..3 */

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "version.h"
+
 #include "precord/record.h"
 #include "precord/merge.h"
 #include "precord/report.h"

@@ -20,6 +20,17 @@
  * the sink has copied the bytes out. At most three sink calls per read: the
  * run up to the end of the area, the record crossing it, the run after it.
  *
+ * Overwrite rings (--overwrite, the flight recorder) are mapped PROT_READ for
+ * an event opened with write_backward = 1: the kernel writes each record
+ * below the previous one and overwrites the oldest, never waiting for us.
+ * ringbuf__read_backward(), run by the same single reader on a ring its
+ * caller paused, walks the headers from data_head (the newest record) to
+ * the oldest whole one, then copies the records out oldest first into the
+ * bounce buffer and hands them over in runs. It never writes data_tail; it
+ * remembers the head it read (snap_head) so that the next read stops there.
+ * How the walk finds the oldest whole record is explained above
+ * ringbuf__walk_backward(); Documentation/flight-recorder.md has the rest.
+ *
  * Limits: records are at most 64 KiB (header.size is a u16). The reader
  * stops at the head it saw on entry, so a producer faster than the reader
  * cannot keep it in one call forever. A header with size < 8, or one that
@@ -48,6 +59,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -137,6 +149,10 @@ static int ringbuf__attach(struct ringbuf *rb, void *base, size_t data_size,
 	rb->nr_lost_records = 0;
 	rb->lost = 0;
 	rb->first_time = 0;
+	rb->overwrite = false;
+	rb->snap_head = ringbuf__load_head(rb);
+	rb->sizes = NULL;
+	rb->max_sizes = 0;
 	return 0;
 }
 
@@ -184,6 +200,9 @@ void ringbuf__munmap(struct ringbuf *rb)
 		munmap(rb->base, rb->mmap_len);
 	free(rb->bounce);
 	rb->bounce = NULL;
+	free(rb->sizes);
+	rb->sizes = NULL;
+	rb->max_sizes = 0;
 	rb->base = NULL;
 	rb->data = NULL;
 	rb->mmap_len = 0;
@@ -329,4 +348,268 @@ ssize_t ringbuf__read(struct ringbuf *rb, ringbuf_sink_fn sink, void *ctx)
 			return -EIO;
 	}
 	return (ssize_t)(head - start);
+}
+
+/* --- overwrite rings: the backward reader ------------------------------- */
+
+/* Walks a data_head that moves under them are retried this many times. */
+#define BW_WALK_TRIES		4
+/*
+ * data_head counts down from 0, so snap_head - data_head is what was written
+ * since the last read. A "distance" in the upper half of the u64 range means
+ * the head went up: a ring written forward.
+ */
+#define BW_MAX_DISTANCE		(1ULL << 63)
+
+/* What one backward walk found; the sizes themselves are in rb->sizes. */
+struct bw_walk {
+	u64	head;		/* data_head: the newest record starts here */
+	u64	limit;		/* bytes the walk may cover from head */
+	bool	exact;		/* limit is the previous read's head: a record boundary */
+	size_t	nr;		/* records found, newest first */
+	u64	bytes;		/* their total size */
+	bool	corrupt;	/* stopped at a header no kernel writes */
+};
+
+static int ringbuf__alloc_sizes(struct ringbuf *rb)
+{
+	size_t max = (rb->mask + 1) / HDR_SIZE;
+
+	if (rb->sizes)
+		return 0;
+	rb->sizes = malloc(max * sizeof(*rb->sizes));
+	if (!rb->sizes)
+		return -ENOMEM;
+	rb->max_sizes = max;
+	return 0;
+}
+
+int ringbuf__mmap_overwrite(struct ringbuf *rb, int fd, unsigned int pages,
+			    struct cpu cpu)
+{
+	size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *base;
+	int err;
+
+	if (!pages || (pages & (pages - 1)))
+		return -EINVAL;
+	len = ((size_t)pages + 1) * page_size;
+	/* No PROT_WRITE: the kernel's ring is then in overwrite mode. */
+	base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	err = ringbuf__attach(rb, base, (size_t)pages * page_size, len);
+	if (err)
+		goto out_unmap;
+	err = ringbuf__alloc_sizes(rb);
+	if (err)
+		goto out_munmap_ring;
+	rb->fd = fd;
+	rb->cpu = cpu;
+	rb->overwrite = true;
+	return 0;
+
+out_munmap_ring:
+	ringbuf__munmap(rb);
+	return err;
+out_unmap:
+	munmap(base, len);
+	return err;
+}
+
+static int ringbuf__set_paused(struct ringbuf *rb, unsigned long paused)
+{
+	/*
+	 * The kernel stores rb->paused and returns; every perf_output_begin()
+	 * that starts later reads it (READ_ONCE) and drops its record. One
+	 * that read it before, on another CPU, may still be writing: nothing
+	 * waits for it. ringbuf__walk_settled() copes with the ones that
+	 * finish while it walks.
+	 */
+	if (ioctl(rb->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, paused) < 0)
+		return -errno;
+	return 0;
+}
+
+int ringbuf__pause(struct ringbuf *rb)
+{
+	return ringbuf__set_paused(rb, 1);
+}
+
+int ringbuf__resume(struct ringbuf *rb)
+{
+	return ringbuf__set_paused(rb, 0);
+}
+
+size_t ringbuf__backward_pending(const struct ringbuf *rb)
+{
+	u64 written = rb->snap_head - ringbuf__load_head(rb);
+	size_t size = rb->mask + 1;
+
+	return written < size ? (size_t)written : size;
+}
+
+/*
+ * Find the records to hand out, newest first, into rb->sizes.
+ *
+ * Why the layout makes this possible (seed 002). A record's only size is in
+ * its header, at its start. In a ring written forward, data_head points
+ * just past the newest record; once the ring has wrapped, the oldest bytes
+ * are the tail of some half-overwritten record, and nothing says where the
+ * first whole record after it begins. Walking back from data_head does not
+ * work either: the end of a record does not say where it starts. Wang Nan's
+ * 2015 RFC (PERF_SAMPLE_SIZE_AT_END) added a copy of the size at the end of
+ * every record so a reader could step backwards, and then needed every
+ * record type, tracking records included, to carry it. The kernel took the
+ * other way (write_backward, Linux 4.7): each record goes just below the
+ * previous one, so data_head points at the START of the newest record and
+ * walking forward in memory from it, header by header, goes from newer to
+ * older records using the size every header already has.
+ *
+ * Where it stops. The bytes at [head, head + size) are exactly the newest
+ * `size` bytes written (each ring position was last written at the lowest
+ * counter value >= head that maps to it), so every record lying wholly in
+ * that window is intact, and the one that crosses its far end lost its
+ * tail to the newest records: the walk stops before it. It also stops at
+ * the previous read's head (snap_head), where the records of the last
+ * snapshot begin, which comes first while less than a ring's worth has
+ * been written since, and at a header of size 0: memory the kernel never
+ * wrote (its pages start zeroed), which only a ring never filled can show.
+ * Reaching past snap_head, or a size below a header's, is corruption.
+ */
+static void ringbuf__walk_backward(struct ringbuf *rb, struct bw_walk *w)
+{
+	struct perf_event_header hdr;
+	u64 off = 0;
+
+	w->nr = 0;
+	w->corrupt = false;
+	while (off < w->limit) {
+		if (w->limit - off < HDR_SIZE) {
+			/* Not even a header left: a torn one, or a bad boundary. */
+			w->corrupt = w->exact;
+			break;
+		}
+		ringbuf__copy_out(rb, (size_t)(w->head + off) & rb->mask, &hdr,
+				  HDR_SIZE);
+		if (!hdr.size)
+			break;
+		if (hdr.size < HDR_SIZE) {
+			w->corrupt = true;
+			break;
+		}
+		if (hdr.size > w->limit - off) {
+			/* The oldest record, partly overwritten: left out. */
+			w->corrupt = w->exact;
+			break;
+		}
+		/* off <= limit <= data size and every size >= 8: fits. */
+		rb->sizes[w->nr++] = hdr.size;
+		off += hdr.size;
+	}
+	w->bytes = off;
+}
+
+static inline u64 ringbuf__recheck_head(const struct ringbuf *rb)
+{
+	/*
+	 * (E) Acquire fence: the walk's loads of the headers are ordered
+	 * before this second load of data_head, as smp_rmb() orders the data
+	 * loads before re-reading a seqcount. Pairs with (B): a writer that
+	 * published a record (stores, smp_wmb(), data_head) before our header
+	 * loads finished shows here as a changed head. A writer that has not
+	 * published yet cannot be seen (see ringbuf__set_paused()).
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ringbuf__pc(rb)->data_head, __ATOMIC_RELAXED);
+}
+
+/* Walk until data_head holds still across a whole walk. */
+static int ringbuf__walk_settled(struct ringbuf *rb, struct bw_walk *w)
+{
+	size_t size = rb->mask + 1;
+	int tries;
+
+	for (tries = 0; tries < BW_WALK_TRIES; tries++) {
+		/* (C) as in ringbuf__read(): pairs with the kernel's (B). */
+		u64 head = ringbuf__load_head(rb);
+		u64 written = rb->snap_head - head;
+
+		if (written >= BW_MAX_DISTANCE)
+			return -EINVAL;
+		w->head = head;
+		w->exact = written <= size;
+		w->limit = w->exact ? written : size;
+		ringbuf__walk_backward(rb, w);
+		if (ringbuf__recheck_head(rb) == head)
+			return 0;
+	}
+	return -EBUSY;
+}
+
+/* Hand the first len bytes of the bounce buffer to the sink. */
+static int ringbuf__hand_bounce(struct ringbuf *rb, size_t len,
+				struct run_count *cnt, ringbuf_sink_fn sink,
+				void *ctx)
+{
+	int err = sink(ctx, rb->bounce, len);
+
+	if (err)
+		return err < 0 ? err : -EIO;
+	ringbuf__account(rb, cnt, len);
+	memset(cnt, 0, sizeof(*cnt));
+	return 0;
+}
+
+/*
+ * Copy the walked records out oldest first (the reverse of the walk) into
+ * the bounce buffer, handing it to the sink whenever the next record would
+ * not fit. copy_out reassembles the records that cross the end of the area.
+ */
+static int ringbuf__emit_backward(struct ringbuf *rb, const struct bw_walk *w,
+				  ringbuf_sink_fn sink, void *ctx)
+{
+	u64 pos = w->head + w->bytes;	/* the end of the oldest record */
+	struct run_count cnt = { 0 };
+	struct perf_event_header hdr;
+	size_t fill = 0, i = w->nr;
+	int err;
+
+	while (i--) {
+		size_t size = rb->sizes[i];
+
+		if (fill + size > RINGBUF_BOUNCE_SIZE) {
+			err = ringbuf__hand_bounce(rb, fill, &cnt, sink, ctx);
+			if (err)
+				return err;
+			fill = 0;
+		}
+		pos -= size;
+		ringbuf__copy_out(rb, (size_t)pos & rb->mask, rb->bounce + fill, size);
+		memcpy(&hdr, rb->bounce + fill, HDR_SIZE);
+		run_count__record(&cnt, rb->bounce + fill, &hdr);
+		fill += size;
+	}
+	if (!fill)
+		return 0;
+	return ringbuf__hand_bounce(rb, fill, &cnt, sink, ctx);
+}
+
+ssize_t ringbuf__read_backward(struct ringbuf *rb, ringbuf_sink_fn sink, void *ctx)
+{
+	struct bw_walk w;
+	int err;
+
+	err = ringbuf__alloc_sizes(rb);
+	if (err)
+		return err;
+	err = ringbuf__walk_settled(rb, &w);
+	if (err)
+		return err;
+	err = ringbuf__emit_backward(rb, &w, sink, ctx);
+	if (err)
+		return err;
+	rb->snap_head = w.head;
+	return w.corrupt ? -EIO : (ssize_t)w.bytes;
 }

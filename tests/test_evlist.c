@@ -963,6 +963,37 @@ static void test_task_events_split_by_thread(void **state)
 	thread_map__put(threads);
 }
 
+/* A parallel open learns the CPU each thread sits on (then used to place its work). */
+static void test_thread_cpus_learnt(void **state)
+{
+	struct fixture *fx = *state;
+	struct sleepers sl;
+	struct thread_map *threads = sleepers__start(&sl);
+	struct cpu_map *cpus = online();
+	struct evlist *evlist;
+	int t;
+
+	assert_non_null(threads);
+	for (t = 0; t < NR_SLEEPERS; t++)
+		sleepers__rename(&sl, t, cpus->map[t % cpus->nr].cpu, "evl-pinned");
+	evlist = comm_evlist(1, cpus, threads, fx->wq);
+	open_or_skip(evlist, NULL);
+	assert_non_null(evlist->thread_cpus);
+	for (t = 0; t < NR_SLEEPERS; t++)
+		assert_int_equal(evlist->thread_cpus[t], cpus->map[t % cpus->nr].cpu);
+	assert_int_equal(evlist__enable(evlist), 0);
+	assert_int_equal(evlist__disable(evlist), 0);
+	evlist__delete(evlist);
+	/* Serially there is nothing to place. */
+	evlist = comm_evlist(1, cpus, threads, NULL);
+	open_or_skip(evlist, NULL);
+	assert_null(evlist->thread_cpus);
+	evlist__delete(evlist);
+	sleepers__stop(&sl);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
 /* ---- mmap errors -------------------------------------------------------------- */
 
 static void test_mmap_bad_size_unmaps(void **state)
@@ -999,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_per_thread_serial),
 		cmocka_unit_test(test_task_events_on_cpus),
 		cmocka_unit_test(test_task_events_split_by_thread),
+		cmocka_unit_test(test_thread_cpus_learnt),
 		cmocka_unit_test(test_mmap_bad_size_unmaps),
 	};
 

@@ -26,9 +26,7 @@
 #include "precord/evlist.h"
 #include "precord/topology.h"
 
-#ifndef PRECORD_VERSION
-#define PRECORD_VERSION "unknown"
-#endif
+#include "version.h"
 
 #define ATTR_SIZE	((u64)sizeof(struct perf_event_attr))
 #define FILE_ATTR_SIZE	(ATTR_SIZE + 16)

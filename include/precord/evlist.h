@@ -48,6 +48,14 @@ struct evlist {
 	struct wq		*wq;
 	/* Fewer descriptors than this run inline; 0: EVLIST_PARALLEL_MIN_FDS. */
 	int			parallel_min_fds;
+	/*
+	 * Task events: the CPU each thread of the map last ran on (-1:
+	 * unknown), read from /proc/TID/stat when a parallel open starts, so
+	 * that a thread's operations run on the worker of that CPU, where
+	 * the kernel's calls to the task's CPU need no IPI.  Only a hint: a
+	 * thread that moved since costs an IPI, nothing else.  NULL: none.
+	 */
+	int			*thread_cpus;
 
 	/*
 	 * TEST ONLY: replaces perf_event_open(2) for every open of this

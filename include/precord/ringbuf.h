@@ -38,6 +38,12 @@ struct ringbuf {
 	u64		nr_lost_records;/* PERF_RECORD_LOST seen */
 	u64		lost;		/* sum of their `lost` fields */
 	u64		first_time;	/* (unused by the reader; free for its owner) */
+
+	/* Overwrite rings only (ringbuf__mmap_overwrite); reader-private too. */
+	bool		overwrite;	/* mapped read-only: data_tail is not ours */
+	u64		snap_head;	/* data_head at the last backward read */
+	u16		*sizes;		/* a backward walk's record sizes, newest first */
+	size_t		max_sizes;	/* room in sizes: data size / 8 */
 };
 
 /*
@@ -79,5 +85,74 @@ ssize_t ringbuf__read(struct ringbuf *rb, ringbuf_sink_fn sink, void *ctx);
 
 /* Bytes waiting to be read. */
 size_t ringbuf__pending(const struct ringbuf *rb);
+
+/*
+ * Overwrite rings: the flight recorder (--overwrite).
+ *
+ * The event is opened with attr.write_backward = 1 and its ring mapped
+ * read-only. The kernel then never waits for a reader: it writes each
+ * record just below the previous one (data_head counts down from 0, modulo
+ * 2^64), overwriting the oldest bytes, and reports no loss except for
+ * records dropped while the ring is paused (one PERF_RECORD_LOST at the
+ * next write after resuming). The reader pauses the ring, reads it from
+ * data_head (the newest record) up to the oldest record that is still whole,
+ * and resumes it; data_tail is never written. Documentation/flight-recorder.md
+ * has the long form. ringbuf__read() and ringbuf__pending() are for forward
+ * rings only: they would store data_tail in a read-only page.
+ */
+
+/*
+ * ringbuf__mmap() for an event opened with write_backward = 1, but the ring
+ * mapped PROT_READ, so the kernel overwrites instead of dropping. Also
+ * allocates the walk's size array (data size / 4 bytes), so that a snapshot
+ * never allocates. Returns 0 or -errno (-EINVAL: pages not a power of two).
+ */
+int ringbuf__mmap_overwrite(struct ringbuf *rb, int fd, unsigned int pages,
+			    struct cpu cpu);
+
+/*
+ * PERF_EVENT_IOC_PAUSE_OUTPUT on the ring's fd: while paused the kernel
+ * writes nothing into it (it counts what it drops and reports the count in
+ * a PERF_RECORD_LOST after resume). Returns 0 or -errno (-EBADF: a ring
+ * built with ringbuf__init_mem, which has no fd). Pausing does not wait for
+ * a writer already past its check on another CPU: see read_backward.
+ */
+int ringbuf__pause(struct ringbuf *rb);
+int ringbuf__resume(struct ringbuf *rb);
+
+/*
+ * Hand the sink the records written since the previous backward read (at
+ * first: since the mapping), at most one ring's worth, OLDEST FIRST, then
+ * remember the head for the next read. The ring must be written backward
+ * and paused by the caller. Returns bytes handed out (0: nothing new) or
+ * -errno; the counters grow by what the sink accepted.
+ *
+ * The walk starts at data_head, the newest record, and follows the sizes
+ * in the headers towards older records. It ends at the head of the previous
+ * read, at a header of size 0 (memory never written), or before the first
+ * record that would reach more than the data size past data_head: that one
+ * was partly overwritten by the newest records and is left out, so no torn
+ * record is ever handed out.
+ *
+ * Records reach the sink in runs of whole records copied into the bounce
+ * buffer (at most 64 KiB each; a record that crosses the end of the data
+ * area is reassembled there too), in time order, so a 512 KiB ring takes
+ * about nine sink calls. The sink must be done with the bytes when it
+ * returns. A sink error is returned at once and the next read starts from
+ * the same place again (the sink may then see the older records twice).
+ * -EIO: a header no kernel writes (size 1 to 7, or a record crossing the
+ * previous read's head); the newer records before it were handed out.
+ * -EBUSY: data_head kept moving during the walk (the ring is not paused).
+ * -EINVAL: data_head is ahead of the previous read's head (not a backward
+ * ring). -ENOMEM: an init_mem ring's size array could not be allocated.
+ */
+ssize_t ringbuf__read_backward(struct ringbuf *rb, ringbuf_sink_fn sink, void *ctx);
+
+/*
+ * Bytes written since the last backward read, at most the data size: an
+ * upper bound of what the next ringbuf__read_backward() hands out (for
+ * --switch-output=SIZE). Reading it does not need the ring paused.
+ */
+size_t ringbuf__backward_pending(const struct ringbuf *rb);
 
 #endif /* PRECORD_RINGBUF_H */
