@@ -84,9 +84,10 @@ struct eoc_opts {
 	bool		details;
 	unsigned int	mmap_pages;	/* 0: perf's default */
 	int		parallel_min_fds;
+	bool		parallel_mmap;
 };
 
-enum { OPT_PER_THREAD = 256, OPT_MIN_FDS };
+enum { OPT_PER_THREAD = 256, OPT_MIN_FDS, OPT_PARALLEL_MMAP };
 
 static const struct option eoc_long_opts[] = {
 	{ "event",		required_argument, NULL, 'e' },
@@ -102,6 +103,7 @@ static const struct option eoc_long_opts[] = {
 	{ "details",		no_argument,	   NULL, 'd' },
 	{ "mmap-pages",		required_argument, NULL, 'm' },
 	{ "parallel-min-fds",	required_argument, NULL, OPT_MIN_FDS },
+	{ "parallel-mmap",	no_argument,	   NULL, OPT_PARALLEL_MMAP },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -123,7 +125,8 @@ static void eoc_usage(FILE *fp)
 		"(1: serial; default: every online CPU)\n"
 		"    -d, --details         also print the time of each phase\n"
 		"    -m, --mmap-pages <n>  data pages per ring, a power of two (default: as perf)\n"
-		"        --parallel-min-fds <n>  run inline below this many descriptors (default %d)\n\n",
+		"        --parallel-min-fds <n>  run inline below this many descriptors (default %d)\n"
+		"        --parallel-mmap   map and unmap the rings on the workers too\n\n",
 		EVLIST_PARALLEL_MIN_FDS);
 }
 
@@ -167,6 +170,7 @@ static int eoc_parse_one(struct eoc_opts *o, int c, const char *arg)
 		o->mmap_pages = (unsigned int)v;
 		break;
 	case OPT_MIN_FDS: err = parse_count("--parallel-min-fds", arg, 1, &o->parallel_min_fds); break;
+	case OPT_PARALLEL_MMAP: o->parallel_mmap = true; break;
 	case 'u':
 		fprintf(stderr, "precord: -u is not supported; use -p with the user's processes\n");
 		return -EINVAL;
@@ -319,6 +323,7 @@ static struct evlist *eoc_evlist(const struct eoc_opts *o)
 		goto out_delete;
 	eoc_config(evlist, o);
 	evlist->parallel_min_fds = o->parallel_min_fds;
+	evlist->parallel_mmap = o->parallel_mmap;
 	free(events);
 	return evlist;
 

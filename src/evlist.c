@@ -19,7 +19,8 @@
  * wq__parallel_for(): their kernel side runs where the task is and locks
  * the task's context, so splitting by CPU would only make two workers
  * fight over the same contexts.  Rings are units of their own (one per
- * CPU, or per thread when cpus = {-1}).  When the pool does not serve
+ * CPU, or per thread when cpus = {-1}), run inline unless parallel_mmap
+ * asks otherwise (measured: no gain).  When the pool does not serve
  * every CPU of the map, the CPU units go through wq__parallel_for()
  * unpinned.  Without a workqueue, or below parallel_min_fds descriptors,
  * the same units run inline in order.  The workqueue orders everything:
@@ -375,6 +376,13 @@ static bool evlist__parallel(const struct evlist *evlist, int nr_units)
 	return evlist->wq && nr_units > 1 && evlist__nr_slots(evlist) >= min;
 }
 
+static bool evlist_job__parallel(const struct evlist_job *job)
+{
+	if (job->rings && !job->evlist->parallel_mmap)
+		return false;
+	return evlist__parallel(job->evlist, job->nr_units);
+}
+
 static enum evlist_unit_kind evlist_job__kind(const struct evlist_job *job)
 {
 	const struct evlist *evlist = job->evlist;
@@ -401,7 +409,7 @@ static int evlist_job__run(struct evlist *evlist, struct evlist_job *job)
 	if (!job->errs)
 		return -ENOMEM;
 
-	if (evlist__parallel(evlist, job->nr_units)) {
+	if (evlist_job__parallel(job)) {
 		if (job->kind == UNIT_CPU)
 			evlist_job__run_cpus(job);
 		else

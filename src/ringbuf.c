@@ -352,7 +352,7 @@ ssize_t ringbuf__read(struct ringbuf *rb, ringbuf_sink_fn sink, void *ctx)
 
 /* --- overwrite rings: the backward reader ------------------------------- */
 
-/* Walks a data_head that moves under them are retried this many times. */
+/* Walks tried, each from the latest data_head, before giving up: -EBUSY. */
 #define BW_WALK_TRIES		4
 /*
  * data_head counts down from 0, so snap_head - data_head is what was written

@@ -133,6 +133,7 @@ static struct evlist *comm_evlist(int nr_evsels, struct cpu_map *cpus, struct th
 	evlist__set_maps(evlist, cpus, threads);
 	evlist__set_wq(evlist, wq);
 	evlist->parallel_min_fds = 1;	/* parallel whenever there is a wq */
+	evlist->parallel_mmap = true;	/* rings too: that path must work, if off by default */
 	return evlist;
 }
 

@@ -28,7 +28,7 @@ struct wq;
  * waking the workers costs more than the system calls it would spread
  * (measured: Documentation/parallel-evlist.md, "The inline cutoff").
  */
-#define EVLIST_PARALLEL_MIN_FDS	16
+#define EVLIST_PARALLEL_MIN_FDS	8
 
 struct evlist {
 	struct evsel		**entries;
@@ -48,6 +48,14 @@ struct evlist {
 	struct wq		*wq;
 	/* Fewer descriptors than this run inline; 0: EVLIST_PARALLEL_MIN_FDS. */
 	int			parallel_min_fds;
+	/*
+	 * Also map and unmap the rings on the workers.  Off by default:
+	 * measured, it gains nothing (the mmap()s of one process serialize
+	 * on its mmap lock, where the kernel allocates and zeroes the ring)
+	 * and munmap() loses (TLB shootdowns to the CPUs the workers woke
+	 * on); Documentation/parallel-evlist.md.
+	 */
+	bool			parallel_mmap;
 	/*
 	 * Task events: the CPU each thread of the map last ran on (-1:
 	 * unknown), read from /proc/TID/stat when a parallel open starts, so
@@ -140,8 +148,8 @@ int evlist__enable(struct evlist *evlist);
 int evlist__disable(struct evlist *evlist);
 /*
  * Map one ring of `pages` data pages per cpu (or thread) and redirect the
- * other fds into it with PERF_EVENT_IOC_SET_OUTPUT, each CPU's part on its
- * worker.  On error everything is unmapped again.
+ * other fds into it with PERF_EVENT_IOC_SET_OUTPUT; with parallel_mmap,
+ * each CPU's part on its worker.  On error everything is unmapped again.
  */
 int evlist__mmap(struct evlist *evlist, unsigned int pages);
 void evlist__munmap(struct evlist *evlist);

@@ -115,7 +115,8 @@ int ringbuf__mmap_overwrite(struct ringbuf *rb, int fd, unsigned int pages,
  * writes nothing into it (it counts what it drops and reports the count in
  * a PERF_RECORD_LOST after resume). Returns 0 or -errno (-EBADF: a ring
  * built with ringbuf__init_mem, which has no fd). Pausing does not wait for
- * a writer already past its check on another CPU: see read_backward.
+ * a writer already past its check on another CPU: see read_backward. Only
+ * rb->fd is read, so any thread may pause a ring another thread reads.
  */
 int ringbuf__pause(struct ringbuf *rb);
 int ringbuf__resume(struct ringbuf *rb);

@@ -110,17 +110,19 @@ int synthesize__all(const struct synth_opts *o, synth_emit_fn emit, void *ctx);
 /*
  * synthesize__all() with the /proc walk spread over a workqueue's pool:
  * nr_threads participants (the calling thread and nr_threads - 1 workers;
- * 0 or less: as many as the pool has workers, at most its slots) claim pids
- * one at a time from a shared cursor and synthesize each whole process into
- * their own buffer, without locks; once all are done, the caller hands the
- * records to emit, in pid order, from its own thread only. The records and
- * their order are the serial walk's (a process's FORK/COMM before its
- * MMAP2s), save for the processes that changed in between; the map timeout,
- * the stats and the build-id cache work as in the serial walk. wq NULL or
- * nr_threads 1: synthesize__all(). Memory: every record is held until the
- * walk ends (about 150 bytes per task plus the MMAP2s). Returns 0, -ENOMEM,
- * or the first emit error, after which emit is not called again. Runs
- * in the caller alone when the pool's inline_max covers nr_threads.
+ * 0 or less: as many as the pool has workers; at most its slots) claim
+ * pids one at a time and synthesize each process into their own buffer,
+ * without locks; a process of many threads is cut into pieces of tasks
+ * that any participant takes, while its task list is still being read.
+ * Once all are done, the caller hands the records to emit, in pid order,
+ * from its own thread only. The records and their order are the serial
+ * walk's (a process's FORK/COMM before its MMAP2s), save for the processes
+ * that changed in between; the map timeout, the stats and the build-id
+ * cache work as in the serial walk. wq NULL or nr_threads 1:
+ * synthesize__all(). Memory: every record is held until the walk ends
+ * (about 150 bytes per task plus the MMAP2s). Returns 0, -ENOMEM, or the
+ * first emit error, after which emit is not called again. Runs in the
+ * caller alone when the pool's inline_max covers nr_threads.
  */
 int synthesize__all_parallel(const struct synth_opts *o, struct wq *wq, int nr_threads,
 			     synth_emit_fn emit, void *ctx);
