@@ -12,7 +12,8 @@
 #   -j N        the parallel thread count (default: online CPUs)
 #   -l LAYOUTS  processes the THREADS are spread over, a comma list
 #               (default "1,100": one process of 10 000 threads, then 100 of 100)
-#   -o FILE     where to save the raw TSV (default bench/results/synth-vs-perf-<host>-<date>.tsv)
+#   -o FILE     where to save the raw TSV (default bench/results/synth-vs-perf-<host>-<date>.tsv);
+#               the summary printed goes to the same name with .txt
 #
 # Variants: precord-1 (serial walk), precord-N (parallel, workers pinned per
 # CPU), precord-N-unbound (parallel, WQ_SCOPE_SYSTEM workers), perf-1,
@@ -30,7 +31,7 @@ while getopts "r:I:n:j:l:o:h" o; do
 	case $o in
 	r) REPS=$OPTARG ;; I) ITER=$OPTARG ;; n) NTHREADS=$OPTARG ;; j) J=$OPTARG ;;
 	l) LAYOUTS=$OPTARG ;; o) RAW=$OPTARG ;;
-	*) sed -n '2,26p' "$0"; exit 0 ;;
+	*) sed -n '2,25p' "$0"; exit 0 ;;
 	esac
 done
 if [ "$PRECORD" = ./precord ]; then
@@ -46,6 +47,8 @@ if ! "$PRECORD" bench synthesize -h >/dev/null 2>&1; then
 fi
 mkdir -p bench/results
 RAW=${RAW:-bench/results/synth-vs-perf-$(hostname -s)-$(date +%Y%m%d-%H%M%S).tsv}
+SUM=${RAW%.tsv}.txt
+: >"$SUM"
 TMP=$(mktemp -d /tmp/synth-vs-perf.XXXXXX)
 WL_PID=""
 cleanup() {
@@ -57,16 +60,19 @@ trap 'exit 130' INT TERM
 
 VARIANTS=(precord-1 precord-N precord-N-unbound perf-1 perf-N)
 
+# perf warns on stderr about tasks that exit during its walk: kept in $TMP/err,
+# shown when a run fails.
 measure() {	# variant → "usec events"
 	local out
 	case $1 in
-	precord-1) out=$("$PRECORD" bench synthesize -t -m 1 -M 1 -I "$ITER") ;;
-	precord-N) out=$("$PRECORD" bench synthesize -t -m "$J" -M "$J" -I "$ITER") ;;
+	precord-1) out=$("$PRECORD" bench synthesize -t -m 1 -M 1 -I "$ITER" 2>"$TMP/err") ;;
+	precord-N) out=$("$PRECORD" bench synthesize -t -m "$J" -M "$J" -I "$ITER" 2>"$TMP/err") ;;
 	precord-N-unbound)
-		out=$("$PRECORD" bench synthesize -t -m "$J" -M "$J" -I "$ITER" --scope system) ;;
-	perf-1) out=$(perf bench internals synthesize -t -m 1 -M 1 -I "$ITER") ;;
-	perf-N) out=$(perf bench internals synthesize -t -m "$J" -M "$J" -I "$ITER") ;;
-	esac || return 1
+		out=$("$PRECORD" bench synthesize -t -m "$J" -M "$J" -I "$ITER" --scope system \
+			2>"$TMP/err") ;;
+	perf-1) out=$(perf bench internals synthesize -t -m 1 -M 1 -I "$ITER" 2>"$TMP/err") ;;
+	perf-N) out=$(perf bench internals synthesize -t -m "$J" -M "$J" -I "$ITER" 2>"$TMP/err") ;;
+	esac || { cat "$TMP/err" >&2; return 1; }
 	awk '/Average synthesis took:/ {t = $4} /Average num. events:/ {e = $4}
 	     END {if (t == "" || e == "") exit 1; print t, e}' <<<"$out"
 }
@@ -90,8 +96,8 @@ stop_workload() {
 	WL_PID=""
 }
 
-echo "# host $(hostname -s), $(nproc) CPUs, $(uname -r); $(perf version)"
-echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# host $(hostname -s), $(nproc) CPUs, $(uname -r); $(perf version)" | tee -a "$SUM"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$SUM"
 printf 'layout\tvariant\trep\tusec\tevents\n' >"$RAW"
 nv=${#VARIANTS[@]}
 IFS=, read -r -a LAYOUT_LIST <<<"$LAYOUTS"
@@ -107,8 +113,8 @@ for procs in "${LAYOUT_LIST[@]}"; do
 	done
 	stop_workload
 done
-echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# N = $J; $REPS repetitions of $ITER walks each; raw data in $RAW"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$SUM"
+echo "# N = $J; $REPS repetitions of $ITER walks each; raw data in $RAW" | tee -a "$SUM"
 
 awk -F'\t' -v J="$J" '
 function med(a, n,   i, j, t) {
@@ -158,4 +164,4 @@ END {
 		ratio(L, "perf-N", "precord-N", "perf-" J " / precord-" J)
 		ratio(L, "perf-1", "precord-N", "perf-1 / precord-" J)
 	}
-}' "$RAW"
+}' "$RAW" | tee -a "$SUM"

@@ -5,6 +5,7 @@
  *   precord [record] [OPTIONS] [-- COMMAND [ARGS]]
  *   precord merge DIR [-o FILE]        a perf directory → one perf.data
  *   precord report --loss [FILE…]      the account of loss of any perf.data
+ *   precord bench evlist-open-close|synthesize …   the large-machine benchmarks
  *   precord --version | --help
  *
  * With no subcommand word, the arguments are record's, as `perf record`'s.
@@ -17,6 +18,7 @@
 #include "precord/record.h"
 #include "precord/merge.h"
 #include "precord/report.h"
+#include "precord/bench.h"
 
 int main(int argc, char **argv)
 {
@@ -30,6 +32,8 @@ int main(int argc, char **argv)
 		return cmd_merge(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "bench"))
+		return cmd_bench(argc - 1, argv + 1);
 	/* No subcommand: argv[0] stands in for "record". */
 	return cmd_record(argc, argv, argc, (const char **)argv);
 }

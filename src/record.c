@@ -48,6 +48,7 @@
 #include "precord/merge.h"
 #include "precord/compress.h"
 #include "precord/report.h"
+#include "wq.h"
 
 #define EXIT_USAGE	129
 #define DEFAULT_RT_PRIO	10	/* streaming threads: SCHED_FIFO, as `chrt -f 10` */
@@ -85,6 +86,8 @@ struct record {
 	char			data_path[PATH_MAX];	/* the file out_fd writes */
 	struct merge_stats	merged;
 	bool			streams_started;
+	struct wq_pool		*pool;		/* the global workers: one per recorded CPU */
+	struct wq		*wq;
 	int			notify_fd;	/* the stream thread stopped by itself */
 	int			sig_fd;
 	sigset_t		old_mask;
@@ -690,7 +693,8 @@ static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 {
 	if (rec->system_wide)
-		return synthesize__all(so, record__emit, rec);
+		return synthesize__all_parallel(so, rec->wq, rec->opts.nr_threads_synthesize,
+						record__emit, rec);
 	/* A forked workload has not exec'd yet: its COMM is all there is to say. */
 	if (rec->wl.pid > 0 && !rec->opts.pid_list && !rec->opts.tid_list)
 		return synthesize__comm(so, rec->wl.pid, record__emit, rec);
@@ -891,6 +895,44 @@ static int record__finish_output(struct record *rec)
 }
 
 /* ---- the run ------------------------------------------------------------- */
+
+/*
+ * The global workqueue: one worker pinned to each recorded CPU, created once
+ * (after the signals are blocked, so the workers inherit the mask) and used
+ * for the /proc walk. Without it everything runs on this thread.
+ */
+static void record__start_workers(struct record *rec)
+{
+	struct cpu_map *cpus = rec->evlist->cpus;
+	struct wq_pool_attr attr = { .scope = WQ_SCOPE_CPU, .name = "prec-wq" };
+	char msg[256] = "";
+	int *list, i;
+
+	if (rec->opts.nr_threads_synthesize == 1 || !cpus || cpu_map__is_any(cpus))
+		return;
+	list = calloc((size_t)cpus->nr, sizeof(*list));
+	if (!list)
+		return;
+	for (i = 0; i < cpus->nr; i++)
+		list[i] = cpus->map[i].cpu;
+	attr.cpus = list;
+	attr.nr_cpus = cpus->nr;
+	rec->pool = wq_pool__new(&attr, msg, sizeof(msg));
+	free(list);
+	if (rec->pool)
+		rec->wq = wq__new(rec->pool, "precord", 0);
+	if (!rec->wq && rec->opts.verbose)
+		fprintf(stderr, "precord: no worker threads (%s); synthesizing on one thread\n",
+			msg[0] ? msg : strerror(errno));
+}
+
+static void record__stop_workers(struct record *rec)
+{
+	wq__delete(rec->wq);
+	wq_pool__delete(rec->pool);
+	rec->wq = NULL;
+	rec->pool = NULL;
+}
 
 static int record__setup_signals(struct record *rec)
 {
@@ -1345,7 +1387,10 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 			err = -errno;
 	}
 	if (!err)
+		record__start_workers(&rec);
+	if (!err)
 		err = record__run(&rec);
+	record__stop_workers(&rec);
 	if (rec.streams_started)
 		record__stop(&rec);
 	if (rec.header_written) {

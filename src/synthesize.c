@@ -728,8 +728,8 @@ struct synth_proc {
  * synthesize the first tasks while the list is still being read.
  */
 struct synth_piece {
-	struct synth_span	span;		/* written by who claimed the piece */
-	bool			any;		/* a task could be read (same) */
+	struct synth_span	span;		/* written by who claimed the piece, */
+	bool			any;		/* as this: a task could be read */
 	long			proc;		/* I once published: index in pids */
 	int			seq;		/* I: order within its process */
 	int			nr;		/* I */
