@@ -42,12 +42,12 @@ struct costs {
 
 /* Measured here (bench/evlist-vs-perf.sh's machine), µs; see the doc. */
 static const struct costs default_costs = {
-	.open_local = 3.0,	.open_remote = 0.0,
-	.enable_a = 2.1,	.enable_b = 0.32,	.enable_remote = 1.7,
-	.disable_local = 0.75,	.disable_remote = 3.0,
-	.close_local = 1.7,	.close_remote = 12.6,
-	.ring_mmap = 65.0,	.set_output = 0.35,	.ring_munmap = 10.0,
-	.dispatch_fixed = 10.0,	.dispatch_per_cpu = 2.0,
+	.open_local = 2.9,	.open_remote = 0.1,
+	.enable_a = 1.1,	.enable_b = 0.33,	.enable_remote = 3.0,
+	.disable_local = 0.6,	.disable_remote = 2.8,
+	.close_local = 1.5,	.close_remote = 13.6,
+	.ring_mmap = 73.0,	.set_output = 0.37,	.ring_munmap = 20.0,
+	.dispatch_fixed = 30.0,	.dispatch_per_cpu = 2.5,
 	.node_factor = 1.0,
 };
 

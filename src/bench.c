@@ -310,8 +310,7 @@ static struct evlist *eoc_evlist(const struct eoc_opts *o)
 		goto out_err;
 	err = parse_events(evlist, events, &perr);
 	if (err) {
-		fprintf(stderr, "precord: %s\nRun 'perf list' for a list of valid events\n",
-			perr.msg[0] ? perr.msg : strerror(-err));
+		fprintf(stderr, "precord: %s\n", perr.msg[0] ? perr.msg : strerror(-err));
 		goto out_delete;
 	}
 	err = eoc_maps(o, &cpus, &threads);

@@ -885,6 +885,38 @@ static void evlist__read_thread_cpus(struct evlist *evlist)
 }
 
 /*
+ * Grow this process's fd table to what the open needs in one step.  The
+ * kernel doubles it as descriptors are allocated, and in a process with
+ * several threads every doubling waits for an RCU grace period
+ * (expand_fdtable()): six of them, about 8 ms each here, on the way to
+ * 4000 descriptors.  Duplicating a descriptor to the highest number
+ * needed makes it one; the table never shrinks, so later opens pay nothing.
+ */
+static void evlist__reserve_fds(struct evlist *evlist)
+{
+	unsigned long want = (unsigned long)evlist__nr_slots(evlist);
+	struct rlimit rl;
+	int fd;
+
+	if (want < 64 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;		/* the first table holds 64: nothing worth it */
+	want += count_open_files() + 16;
+	if (rl.rlim_cur != RLIM_INFINITY && want >= rl.rlim_cur)
+		want = rl.rlim_cur - 1;		/* as far as the limit lets; EMFILE does the rest */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if ((unsigned long)fd < want) {
+		/* The lowest free descriptor >= want: nothing in use is touched. */
+		int top = fcntl(fd, F_DUPFD_CLOEXEC, (int)want);
+
+		if (top >= 0)
+			close(top);
+	}
+	close(fd);
+}
+
+/*
  * One attempt: allocate every evsel's slots, open them all, or say where
  * it failed (and, in *first_fd, whether the failing evsel had nothing open).
  */
@@ -902,6 +934,7 @@ static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oe
 		if (err)
 			goto out_err;
 	}
+	evlist__reserve_fds(evlist);
 	evlist__read_thread_cpus(evlist);
 	err = evlist_job__run(evlist, &job);
 	if (err)

@@ -66,8 +66,7 @@ int evsel__alloc_fds(struct evsel *evsel, int nr_cpus, int nr_threads)
 {
 	size_t i, n = (size_t)nr_cpus * (size_t)nr_threads;
 
-	free(evsel->fds);
-	free(evsel->ids);
+	evsel__close(evsel);	/* a second open must not leak the first one's fds */
 	evsel->fds = malloc(sizeof(int) * (n ? n : 1));
 	evsel->ids = calloc(n ? n : 1, sizeof(u64));
 	evsel->nr_ids = 0;

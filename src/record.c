@@ -442,99 +442,24 @@ static int read_int_file(const char *path, int *val)
 	return ok ? 0 : -EINVAL;
 }
 
-/* Make room for every descriptor the recording needs; 0 or -EMFILE with the need. */
-static int record__raise_nofile(struct record *rec, rlim_t *need)
-{
-	struct evlist *evlist = rec->evlist;
-	struct rlimit rl;
-
-	*need = (rlim_t)evlist->nr_entries * (rlim_t)evlist->cpus->nr *
-		(rlim_t)evlist->threads->nr + 64;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return -errno;
-	if (rl.rlim_cur >= *need)
-		return 0;
-	if (rl.rlim_max < *need) {
-		struct rlimit raised = { *need, *need };
-
-		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
-			return 0;
-		rl.rlim_cur = rl.rlim_max;
-	} else {
-		rl.rlim_cur = *need;
-	}
-	setrlimit(RLIMIT_NOFILE, &rl);
-	return rl.rlim_cur >= *need ? 0 : -EMFILE;
-}
-
-static void record__open_strerror(struct record *rec, struct evsel *evsel, int err,
-				  int cpu, pid_t tid, rlim_t need)
-{
-	int paranoid = 2, mlock_kb = 0;
-
-	switch (-err) {
-	case EACCES:
-	case EPERM:
-		read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
-		fprintf(stderr, "precord: no permission to open '%s' (kernel.perf_event_paranoid is %d): "
-			"run as root, or allow it with 'sysctl kernel.perf_event_paranoid=-1'\n",
-			evsel->name, paranoid);
-		break;
-	case EMFILE:
-	case ENFILE:
-		fprintf(stderr, "precord: too many open files: this recording needs about %llu descriptors; "
-			"raise the limit with 'ulimit -n %llu'\n",
-			(unsigned long long)need, (unsigned long long)need);
-		break;
-	case ESRCH:
-		fprintf(stderr, "precord: thread %d went away before '%s' could be opened on it; "
-			"check the -p/-t ids\n", tid, evsel->name);
-		break;
-	case ENOENT:
-	case ENODEV:
-	case EOPNOTSUPP:
-		fprintf(stderr, "precord: event '%s' is not supported on this machine%s; "
-			"'perf list' shows the events\n", evsel->name,
-			evsel->attr.type == PERF_TYPE_HARDWARE ? " (no hardware PMU)" : "");
-		break;
-	default:
-		read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
-		fprintf(stderr, "precord: cannot open '%s' on CPU %d%s: %s\n", evsel->name, cpu,
-			tid > 0 ? " for that thread" : "", strerror(-err));
-		break;
-	}
-	(void)rec;
-}
-
 static int record__open(struct record *rec)
 {
-	struct evlist *evlist = rec->evlist;
-	struct evsel *evsel;
-	rlim_t need = 0;
-	int i, err, cpu = -1;
-	pid_t tid = -1;
+	struct evlist_open_error oerr;
+	char msg[512];
+	int err;
 
-	record__raise_nofile(rec, &need);
-	evlist__for_each_evsel(evlist, evsel, i) {
-retry:
-		err = evsel__open(evsel, evlist->cpus, evlist->threads, &cpu, &tid);
-		if (err == -EINVAL && evsel->attr.build_id) {
-			/* A kernel before 5.12: no build ids in MMAP2; keep going without. */
-			evsel->attr.build_id = 0;
-			rec->opts.buildid_mmap = false;
-			if (rec->opts.verbose)
-				fprintf(stderr, "precord: this kernel has no MMAP2 build ids\n");
-			goto retry;
-		}
-		if (!err)
-			err = evsel__read_ids(evsel);
-		if (err) {
-			record__open_strerror(rec, evsel, err, cpu, tid, need);
-			evlist__close(evlist);
-			return err;
-		}
+	/* Each CPU's descriptors open on the worker pinned to it; fallbacks here. */
+	err = evlist__open_wq(rec->evlist, rec->wq, &oerr);
+	if (oerr.fallbacks & EVLIST_FALLBACK_BUILD_ID) {
+		rec->opts.buildid_mmap = false;
+		if (rec->opts.verbose)
+			fprintf(stderr, "precord: this kernel has no MMAP2 build ids\n");
 	}
-	return 0;
+	if (err) {
+		evlist__open_strerror(&oerr, msg, sizeof(msg));
+		fprintf(stderr, "precord: %s\n", msg);
+	}
+	return err;
 }
 
 static long default_mmap_pages(void)
@@ -898,8 +823,10 @@ static int record__finish_output(struct record *rec)
 
 /*
  * The global workqueue: one worker pinned to each recorded CPU, created once
- * (after the signals are blocked, so the workers inherit the mask) and used
- * for the /proc walk. Without it everything runs on this thread.
+ * (after the signals are blocked, so the workers inherit the mask). The
+ * evlist opens, enables and disables each CPU's descriptors on its worker
+ * (small evlists inline), and the /proc walk runs on it. Without it
+ * everything runs on this thread.
  */
 static void record__start_workers(struct record *rec)
 {
@@ -908,7 +835,7 @@ static void record__start_workers(struct record *rec)
 	char msg[256] = "";
 	int *list, i;
 
-	if (rec->opts.nr_threads_synthesize == 1 || !cpus || cpu_map__is_any(cpus))
+	if (!cpus || cpu_map__is_any(cpus))
 		return;
 	list = calloc((size_t)cpus->nr, sizeof(*list));
 	if (!list)
@@ -921,6 +848,7 @@ static void record__start_workers(struct record *rec)
 	free(list);
 	if (rec->pool)
 		rec->wq = wq__new(rec->pool, "precord", 0);
+	evlist__set_wq(rec->evlist, rec->wq);
 	if (!rec->wq && rec->opts.verbose)
 		fprintf(stderr, "precord: no worker threads (%s); synthesizing on one thread\n",
 			msg[0] ? msg : strerror(errno));
@@ -928,6 +856,7 @@ static void record__start_workers(struct record *rec)
 
 static void record__stop_workers(struct record *rec)
 {
+	evlist__set_wq(rec->evlist, NULL);	/* from now on, serial on this thread */
 	wq__delete(rec->wq);
 	wq_pool__delete(rec->pool);
 	rec->wq = NULL;
@@ -1390,7 +1319,6 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		record__start_workers(&rec);
 	if (!err)
 		err = record__run(&rec);
-	record__stop_workers(&rec);
 	if (rec.streams_started)
 		record__stop(&rec);
 	if (rec.header_written) {
@@ -1413,6 +1341,10 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		else
 			unlink(rec.data_path);
 	}
+	/* Unmap and close on the workers too, then let them go. */
+	evlist__munmap(rec.evlist);
+	evlist__close(rec.evlist);
+	record__stop_workers(&rec);
 	workload__reap(&rec.wl, !rec.wl.exited);
 	status = record__exit_status(&rec, err ? err : rec.write_error);
 	streams__exit(&rec.streams);

@@ -995,6 +995,49 @@ static void test_thread_cpus_learnt(void **state)
 	thread_map__put(threads);
 }
 
+/* ---- the evsel-level calls record.c uses ---------------------------------------- */
+
+static void test_evsel_open_serial_api(void **state)
+{
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evsel *evsel = comm_evsel(true);
+	int before = count_fds(), cpu = -2, i, err;
+	pid_t tid = -2;
+	u64 id;
+
+	err = evsel__open(evsel, cpus, threads, &cpu, &tid);
+	if (err == -EACCES || err == -EPERM) {
+		evsel__delete(evsel);
+		skip();
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(evsel__read_ids(evsel), 0);
+	assert_int_equal(evsel->nr_ids, cpus->nr);
+	for (i = 0; i < cpus->nr; i++) {
+		assert_int_equal(ioctl(evsel__fd(evsel, i, 0), PERF_EVENT_IOC_ID, &id), 0);
+		assert_true(id == evsel->ids[i]);
+	}
+	assert_int_equal(evsel__enable(evsel), 0);
+	assert_int_equal(evsel__disable(evsel), 0);
+	/* Opening again does not leak the first descriptors. */
+	assert_int_equal(evsel__open(evsel, cpus, threads, NULL, NULL), 0);
+	assert_int_equal(count_fds(), before + cpus->nr);
+	evsel__close(evsel);
+	assert_int_equal(count_fds(), before);
+	/* A failure closes what was opened and says where. */
+	evsel->attr.type = 0x7fff;	/* no such PMU */
+	err = evsel__open(evsel, cpus, threads, &cpu, &tid);
+	assert_true(err < 0);
+	assert_int_equal(cpu, cpus->map[0].cpu);
+	assert_int_equal(tid, -1);
+	assert_null(evsel->fds);
+	assert_int_equal(count_fds(), before);
+	evsel__delete(evsel);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
 /* ---- mmap errors -------------------------------------------------------------- */
 
 static void test_mmap_bad_size_unmaps(void **state)
@@ -1032,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_task_events_on_cpus),
 		cmocka_unit_test(test_task_events_split_by_thread),
 		cmocka_unit_test(test_thread_cpus_learnt),
+		cmocka_unit_test(test_evsel_open_serial_api),
 		cmocka_unit_test(test_mmap_bad_size_unmaps),
 	};
 

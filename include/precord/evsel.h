@@ -74,8 +74,8 @@ int evsel__read_ids(struct evsel *evsel);	/* PERF_EVENT_IOC_ID on every fd */
 
 /*
  * The pieces evlist.c runs on its workers, one CPU (or one thread range)
- * each.  evsel__alloc_fds() sizes fds (all -1) and ids (all 0) for
- * nr_cpus x nr_threads and sets nr_ids to 0; the caller sets nr_ids once
+ * each.  evsel__alloc_fds() closes whatever was open, then sizes fds (all
+ * -1) and ids (all 0) for nr_cpus x nr_threads and sets nr_ids to 0; the caller sets nr_ids once
  * every id is in.  The *_cpu() calls touch only the slots of cpu_idx and
  * thread indexes [thread_from, thread_to), so calls for different CPUs or
  * ranges may run at once on different threads.
