@@ -743,6 +743,36 @@ static bool evlist__drop_missing_feature(struct evlist *evlist, struct evlist_op
 	return false;
 }
 
+/*
+ * A thread of a -p process that exited between the /proc read and its open
+ * (ESRCH): leave it out and go on with the others, as perf record does for
+ * -p (its ignore_missing_thread). Not when it was the only one.
+ */
+static bool evlist__drop_thread(struct evlist *evlist, pid_t tid)
+{
+	struct thread_map *old = evlist->threads, *nt;
+	pid_t *keep;
+	int i, n = 0;
+
+	if (!old || old->nr < 2 || tid <= 0 || thread_map__idx(old, tid) < 0)
+		return false;
+	keep = malloc(sizeof(*keep) * (size_t)old->nr);
+	if (!keep)
+		return false;
+	for (i = 0; i < old->nr; i++)
+		if (old->map[i] != tid)
+			keep[n++] = old->map[i];
+	nt = thread_map__new_from(keep, n);
+	free(keep);
+	if (!nt)
+		return false;
+	evlist__set_maps(evlist, evlist->cpus, nt);
+	thread_map__put(nt);
+	free(evlist->thread_cpus);	/* indexed by the old map */
+	evlist->thread_cpus = NULL;
+	return true;
+}
+
 /* ":P": one step less precise (perf's evsel__precise_ip_fallback()). */
 static bool evsel__lower_precise(struct evsel *evsel)
 {
@@ -795,6 +825,11 @@ static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oe
 	}
 	if (err == -EINVAL && first_fd && evlist__drop_missing_feature(evlist, oerr))
 		return true;
+	if (err == -ESRCH && evlist__drop_thread(evlist, oerr->tid)) {
+		oerr->fallbacks |= EVLIST_FALLBACK_MISSING_THREAD;
+		oerr->nr_missing++;
+		return true;
+	}
 	if ((err == -EACCES || err == -EPERM) && evsel__exclude_kernel(evsel)) {
 		oerr->fallbacks |= EVLIST_FALLBACK_EXCLUDE_KERNEL;
 		return true;

@@ -932,6 +932,57 @@ static void test_task_events_on_cpus(void **state)
 }
 
 /*
+ * A -p thread that is gone by the time of the open (ESRCH) is left out, as
+ * perf record's ignore_missing_thread does, and the rest opens.
+ */
+static void test_missing_thread_left_out(void **state)
+{
+	struct fixture *fx = *state;
+	struct sleepers sl;
+	struct thread_map *live = sleepers__start(&sl), *threads;
+	struct cpu_map *cpus = online();
+	struct evlist_open_error oerr;
+	struct evlist *evlist;
+	pid_t tids[NR_SLEEPERS + 1], dead;
+	int i, before = count_fds();
+
+	assert_non_null(live);
+	dead = fork();
+	assert_true(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	for (i = 0; i < live->nr; i++)
+		tids[i] = live->map[i];
+	tids[live->nr] = dead;
+	threads = thread_map__new_from(tids, live->nr + 1);
+	assert_non_null(threads);
+
+	evlist = comm_evlist(1, cpus, threads, fx->wq);
+	open_or_skip(evlist, &oerr);
+	assert_true(oerr.fallbacks & EVLIST_FALLBACK_MISSING_THREAD);
+	assert_int_equal(oerr.nr_missing, 1);
+	assert_int_equal(evlist->threads->nr, live->nr);
+	assert_int_equal(thread_map__idx(evlist->threads, dead), -1);
+	check_slots(evlist);
+	evlist__delete(evlist);
+	assert_int_equal(count_fds(), before);
+
+	/* Alone, a missing thread is an error, not an empty recording. */
+	thread_map__put(threads);
+	threads = thread_map__new_from(&dead, 1);
+	evlist = comm_evlist(1, cpus, threads, fx->wq);
+	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -ESRCH);
+	evlist__delete(evlist);
+	assert_int_equal(count_fds(), before);
+
+	sleepers__stop(&sl);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+	thread_map__put(live);
+}
+
+/*
  * Task events on every CPU are split by thread, not by CPU: all the opens
  * of one thread come from one caller (two would fight over its context).
  */
@@ -1074,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_per_thread_serial),
 		cmocka_unit_test(test_task_events_on_cpus),
 		cmocka_unit_test(test_task_events_split_by_thread),
+		cmocka_unit_test(test_missing_thread_left_out),
 		cmocka_unit_test(test_thread_cpus_learnt),
 		cmocka_unit_test(test_evsel_open_serial_api),
 		cmocka_unit_test(test_mmap_bad_size_unmaps),

@@ -92,6 +92,7 @@ enum evlist_fallback {
 	EVLIST_FALLBACK_PRECISE_IP	= 1u << 9,	/* ":P": precise_ip lowered */
 	EVLIST_FALLBACK_EXCLUDE_KERNEL	= 1u << 10,	/* paranoid > 1: ":u" added */
 	EVLIST_FALLBACK_NOFILE		= 1u << 11,	/* RLIMIT_NOFILE raised */
+	EVLIST_FALLBACK_MISSING_THREAD	= 1u << 12,	/* a thread gone (ESRCH) left out */
 };
 
 /*
@@ -109,6 +110,7 @@ struct evlist_open_error {
 	pid_t		tid;		/* thread (-1: every thread of the CPU) */
 	unsigned long	nofile_need;	/* descriptors needed: these + already open + 64 */
 	unsigned int	fallbacks;	/* EVLIST_FALLBACK_* bits */
+	int		nr_missing;	/* threads left out because they were gone */
 };
 
 struct evlist *evlist__new(void);
