@@ -536,31 +536,23 @@ static int synth__leader_maps(struct synth *s, pid_t pid, pid_t tgid)
 /* ---- processes and threads --------------------------------------------- */
 
 /*
- * The tasks of process pid, in readdir order (the order records are
- * written in): the count and a malloc'ed array in *tids, or -ESRCH when the
- * process is gone, or -errno.
+ * The numerically named entries of an open directory (pids or tids), in
+ * readdir order: the count and a malloc'ed array in *ids, or -ENOMEM.
+ * Closes d.
  */
-static int task_dir__read(const struct synth *s, pid_t pid, pid_t **tids)
+static int dir__read_ids(DIR *d, pid_t **ids)
 {
-	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
-	char path[PATH_MAX];
-	int nr = 0, alloc = 0;
+	size_t nr = 0, alloc = 0;
 	struct dirent *de;
 	pid_t *v = NULL;
-	DIR *d;
 
-	*tids = NULL;
-	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
 	while ((de = readdir(d))) {
-		pid_t tid = parse_pid(de->d_name);
+		pid_t id = parse_pid(de->d_name);
 
-		if (tid < 0)
+		if (id < 0)
 			continue;
 		if (nr == alloc) {
-			pid_t *n = realloc(v, (size_t)(alloc = alloc ? 2 * alloc : 16) * sizeof(*v));
+			pid_t *n = realloc(v, (alloc = alloc ? 2 * alloc : 64) * sizeof(*v));
 
 			if (!n) {
 				free(v);
@@ -569,11 +561,30 @@ static int task_dir__read(const struct synth *s, pid_t pid, pid_t **tids)
 			}
 			v = n;
 		}
-		v[nr++] = tid;
+		v[nr++] = id;
 	}
 	closedir(d);
-	*tids = v;
-	return nr;
+	*ids = v;
+	return (int)nr;
+}
+
+/*
+ * The tasks of process pid, in readdir order (the order records are
+ * written in): the count and a malloc'ed array in *tids, or -ESRCH when the
+ * process is gone, or -errno.
+ */
+static int task_dir__read(const struct synth *s, pid_t pid, pid_t **tids)
+{
+	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
+	char path[PATH_MAX];
+	DIR *d;
+
+	*tids = NULL;
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return dir__read_ids(d, tids);
 }
 
 /*
@@ -649,35 +660,15 @@ static int pid__cmp(const void *a, const void *b)
 int synthesize__proc_pids(const struct synth_opts *o, pid_t **pids)
 {
 	DIR *d = opendir(SYNTH_PATH(o, proc, "/proc"));
-	size_t nr = 0, alloc = 0;
-	struct dirent *de;
-	pid_t *v = NULL;
+	int nr;
 
 	*pids = NULL;
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
-		pid_t pid = parse_pid(de->d_name);
-
-		if (pid < 0)
-			continue;
-		if (nr == alloc) {
-			pid_t *n = realloc(v, (alloc = alloc ? alloc * 2 : 512) * sizeof(*v));
-
-			if (!n) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = n;
-		}
-		v[nr++] = pid;
-	}
-	closedir(d);
-	if (nr)
-		qsort(v, nr, sizeof(*v), pid__cmp);
-	*pids = v;
-	return (int)nr;
+	nr = dir__read_ids(d, pids);
+	if (nr > 0)
+		qsort(*pids, (size_t)nr, sizeof(**pids), pid__cmp);
+	return nr;
 }
 
 int synthesize__all(const struct synth_opts *o, synth_emit_fn emit, void *ctx)
