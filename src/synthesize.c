@@ -1140,7 +1140,8 @@ static int synth__thread(struct synth *s, pid_t tid, bool comm_only, pid_t *tgid
 	return synth__leader_maps(s, tid, ts.tgid);
 }
 
-int synthesize__thread(const struct synth_opts *o, pid_t tid, synth_emit_fn emit, void *ctx)
+static int synthesize__one(const struct synth_opts *o, pid_t tid, bool comm_only,
+			   synth_emit_fn emit, void *ctx)
 {
 	struct synth s;
 	int err = synth__init(&s, o, emit, ctx);
@@ -1149,19 +1150,17 @@ int synthesize__thread(const struct synth_opts *o, pid_t tid, synth_emit_fn emit
 		return err;
 	if (tid <= 0)
 		return -ESRCH;
-	return synth__thread(&s, tid, false, NULL);
+	return synth__thread(&s, tid, comm_only, NULL);
+}
+
+int synthesize__thread(const struct synth_opts *o, pid_t tid, synth_emit_fn emit, void *ctx)
+{
+	return synthesize__one(o, tid, false, emit, ctx);
 }
 
 int synthesize__comm(const struct synth_opts *o, pid_t tid, synth_emit_fn emit, void *ctx)
 {
-	struct synth s;
-	int err = synth__init(&s, o, emit, ctx);
-
-	if (err)
-		return err;
-	if (tid <= 0)
-		return -ESRCH;
-	return synth__thread(&s, tid, true, NULL);
+	return synthesize__one(o, tid, true, emit, ctx);
 }
 
 static bool pids__has(const pid_t *v, int nr, pid_t pid)
