@@ -497,6 +497,22 @@ static int record__mmap(struct record *rec)
 
 /* ---- output -------------------------------------------------------------- */
 
+/* Remove a staging directory: its data and data.N files, then itself. */
+static void remove_staging(const char *dir)
+{
+	char path[PATH_MAX];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/data", dir);
+	unlink(path);
+	for (i = 0;; i++) {
+		snprintf(path, sizeof(path), "%s/data.%d", dir, i);
+		if (unlink(path) < 0 && errno == ENOENT)
+			break;
+	}
+	rmdir(dir);
+}
+
 /* An existing non-empty output (file, or directory from --no-merge) becomes FILE.old. */
 static int record__keep_old(struct record *rec)
 {
@@ -506,13 +522,9 @@ static int record__keep_old(struct record *rec)
 	if (stat(rec->path, &st) || (S_ISREG(st.st_mode) && !st.st_size))
 		return 0;
 	snprintf(old, sizeof(old), "%s.old", rec->path);
-	if (S_ISDIR(st.st_mode) && !stat(old, &st) && S_ISDIR(st.st_mode)) {
-		char cmd[PATH_MAX * 2 + 16];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", old);
-		if (system(cmd) != 0)
-			return -EIO;
-	}
+	/* An older --no-merge directory: its data and data.N files go (nothing else). */
+	if (S_ISDIR(st.st_mode) && !stat(old, &st) && S_ISDIR(st.st_mode))
+		remove_staging(old);
 	if (rename(rec->path, old) < 0) {
 		int err = -errno;
 
@@ -1087,21 +1099,6 @@ static int record__start_streams(struct record *rec)
 	return 0;
 }
 
-/* Remove a staging directory: its data and data.N files, then itself. */
-static void remove_staging(const char *dir)
-{
-	char path[PATH_MAX];
-	int i;
-
-	snprintf(path, sizeof(path), "%s/data", dir);
-	unlink(path);
-	for (i = 0;; i++) {
-		snprintf(path, sizeof(path), "%s/data.%d", dir, i);
-		if (unlink(path) < 0 && errno == ENOENT)
-			break;
-	}
-	rmdir(dir);
-}
 
 /* Keep the staging directory as the output: perf's directory layout, which perf reads. */
 static int record__keep_dir(struct record *rec)
