@@ -59,7 +59,7 @@ THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
 .PHONY: all deps check demo install clean benches tests tsan-tests
-all: precord $(BENCHES)
+all: precord $(BENCHES) build/tests/marker
 
 $(B)/libwq.a: $(WQ_OBJS)
 	@echo "  AR      $@"
@@ -110,6 +110,12 @@ bench/matmul: bench/matmul.c
 bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $^ $(LDLIBS)
+
+# The flight-recorder tests' workload: numbered getppid() markers (tests/integration).
+build/tests/marker: tests/marker.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) -O1 -g -Wall -Wextra -o $@ $<
 
 tests: $(TESTS)
 tsan-tests: $(TSAN_TESTS)

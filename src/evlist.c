@@ -545,17 +545,21 @@ static struct ringbuf *evlist__ring(struct evlist *evlist, int c, int t)
 static int evlist__mmap_one(struct evlist *evlist, int c, int t, unsigned int pages,
 			    struct evlist_unit_err *ue)
 {
-	struct ringbuf *rb = evlist__ring(evlist, c, t);
+	struct ringbuf *fwd = evlist__ring(evlist, c, t), *rb;
 	struct evsel *evsel;
 	int i, err;
 
 	evlist__for_each_evsel(evlist, evsel, i) {
 		int fd = evsel__has_slot(evsel, c) && t < evsel->nr_threads ?
 			 evsel__fd(evsel, c, t) : -1;
+		bool backward = evsel->attr.write_backward;
 
 		if (fd < 0)
 			continue;
-		if (!rb->base)
+		rb = backward ? &evlist->bk_rings[fwd->idx] : fwd;
+		if (!rb->base && backward)
+			err = ringbuf__mmap_overwrite(rb, fd, pages, evlist->cpus->map[c]);
+		else if (!rb->base)
 			err = ringbuf__mmap(rb, fd, pages, evlist->cpus->map[c]);
 		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rb->fd) < 0)
 			err = -errno;
@@ -591,7 +595,11 @@ static int evlist__mmap_unit(struct evlist_job *job, int c0, int c1, int t0, int
 static int evlist__munmap_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
 			       struct evlist_unit_err *ue)
 {
-	ringbuf__munmap(evlist__ring(job->evlist, c0, t0));
+	struct ringbuf *rb = evlist__ring(job->evlist, c0, t0);
+
+	if (job->evlist->bk_rings)
+		ringbuf__munmap(&job->evlist->bk_rings[rb->idx]);
+	ringbuf__munmap(rb);
 	return 0;
 }
 
@@ -1081,6 +1089,17 @@ int evlist__disable(struct evlist *evlist)
 	return evlist__run(evlist, evlist__disable_unit, false, false, 0);
 }
 
+bool evlist__has_backward(const struct evlist *evlist)
+{
+	struct evsel *evsel;
+	int i;
+
+	evlist__for_each_evsel(evlist, evsel, i)
+		if (evsel->attr.write_backward)
+			return true;
+	return false;
+}
+
 int evlist__mmap(struct evlist *evlist, unsigned int pages)
 {
 	int i, err;
@@ -1095,6 +1114,15 @@ int evlist__mmap(struct evlist *evlist, unsigned int pages)
 		return -ENOMEM;
 	for (i = 0; i < evlist->nr_rings; i++)
 		evlist->rings[i].idx = i;
+	if (evlist__has_backward(evlist)) {
+		evlist->bk_rings = calloc((size_t)evlist->nr_rings, sizeof(struct ringbuf));
+		if (!evlist->bk_rings) {
+			evlist__munmap(evlist);
+			return -ENOMEM;
+		}
+		for (i = 0; i < evlist->nr_rings; i++)
+			evlist->bk_rings[i].idx = i;
+	}
 
 	err = evlist__run(evlist, evlist__mmap_unit, true, true, pages);
 	if (err)
@@ -1109,10 +1137,15 @@ void evlist__munmap(struct evlist *evlist)
 	if (!evlist->rings)
 		return;
 	evlist__run(evlist, evlist__munmap_unit, false, true, 0);
-	for (i = 0; i < evlist->nr_rings; i++)
+	for (i = 0; i < evlist->nr_rings; i++) {
 		ringbuf__munmap(&evlist->rings[i]);	/* a no-op on unmapped rings */
+		if (evlist->bk_rings)
+			ringbuf__munmap(&evlist->bk_rings[i]);
+	}
 	free(evlist->rings);
+	free(evlist->bk_rings);
 	evlist->rings = NULL;
+	evlist->bk_rings = NULL;
 	evlist->nr_rings = 0;
 }
 

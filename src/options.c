@@ -673,6 +673,76 @@ static int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* N[smhd] in seconds, as perf's tags_time; -EINVAL without a tag. */
+static int parse_time_tag(const char *str, unsigned long long *secs)
+{
+	static const struct { char tag; unsigned long long mult; } tags[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 60 * 60 }, { 'd', 24 * 60 * 60 },
+	};
+	size_t len = strlen(str), i;
+	char num[32];
+
+	if (len < 2 || len >= sizeof(num))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(tags); i++) {
+		if (str[len - 1] != tags[i].tag)
+			continue;
+		memcpy(num, str, len - 1);
+		num[len - 1] = '\0';
+		if (parse_unsigned(num, 10, UINT_MAX / tags[i].mult, secs))
+			return -EINVAL;
+		*secs *= tags[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* --switch-output[=signal|SIZE|TIME]: perf's switch_output_setup(); no value is "signal". */
+static int opt_switch_output(struct parse_ctx *ctx, const struct opt_def *def,
+			     const char *arg, bool unset)
+{
+	struct record_opts *o = ctx->opts;
+	unsigned long long v;
+
+	o->switch_signal = false;
+	o->switch_size = 0;
+	o->switch_secs = 0;
+	o->switch_output = !unset;
+	if (unset)
+		return 0;
+	if (!arg || !strcmp(arg, "signal"))
+		o->switch_signal = true;
+	else if (!parse_size_tag(arg, &v) && v)
+		o->switch_size = v;
+	else if (!parse_time_tag(arg, &v) && v)
+		o->switch_secs = (unsigned int)v;
+	else
+		return bad_value(ctx, def, arg,
+				 "expected signal, a size such as 100M (B/K/M/G) or a time such as 30s (s/m/h/d)");
+	return 0;
+}
+
+static int opt_switch_max_files(struct parse_ctx *ctx, const struct opt_def *def,
+				const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (parse_unsigned(arg, 10, INT_MAX, &v))
+		return bad_value(ctx, def, arg, "expected a number of files (0: keep all)");
+	ctx->opts->switch_max_files = (int)v;
+	return 0;
+}
+
+/* --control: the syntax is checked when the channel is opened (control__open). */
+static int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
+		       const char *arg, bool unset)
+{
+	if (strncmp(arg, "fd:", 3) && strncmp(arg, "fifo:", 5))
+		return bad_value(ctx, def, arg, "expected fd:CTL[,ACK] or fifo:CTL[,ACK]");
+	ctx->opts->control = arg;
+	return 0;
+}
+
 static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
@@ -759,7 +829,8 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "clang-opt"),
 	OPT_PERF_ONLY(0, "clang-path"),
 	OPT_PERF_ONLY(0, "code-page-size"),
-	OPT_PERF_ONLY(0, "control"),
+	OPT_VALUE(0, "control", "fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]", opt_control,
+		  "listen on ctl for enable, disable, snapshot, stop and ping; ack on ack"),
 	OPT_PERF_ONLY(0, "data-page-size"),
 	OPT_PERF_ONLY(0, "debuginfod"),
 	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
@@ -781,7 +852,8 @@ static const struct opt_def record_options[] = {
 	OPT_VALUE(0, "num-thread-synthesize", "<n>", opt_nr_threads_synth,
 		  "number of threads to run for event synthesis"),
 	OPT_PERF_ONLY(0, "off-cpu"),
-	OPT_PERF_ONLY(0, "overwrite"),
+	OPT_BOOL(0, "overwrite", overwrite,
+		 "flight recorder: overwritable rings, written only at a snapshot and at exit"),
 	OPT_PERF_ONLY(0, "per-thread"),
 	OPT_PERF_ONLY(0, "phys-data"),
 	OPT_VALUE(0, "proc-map-timeout", "<ms>", opt_proc_map_timeout,
@@ -791,8 +863,11 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "sample-identifier"),
 	OPT_PERF_ONLY(0, "strict-freq"),
 	OPT_BOOL(0, "switch-events", switch_events, "record context switch events"),
-	OPT_PERF_ONLY(0, "switch-max-files"),
-	OPT_PERF_ONLY(0, "switch-output"),
+	OPT_VALUE(0, "switch-max-files", "<n>", opt_switch_max_files,
+		  "keep only the newest n files of --switch-output"),
+	{ 0, "switch-output", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<signal|size|time>",
+	  "write FILE.<timestamp> on SIGUSR2 (default), every SIZE (B/K/M/G) or TIME (s/m/h/d)",
+	  opt_switch_output, 0 },
 	OPT_PERF_ONLY(0, "switch-output-event"),
 	OPT_VALUE(0, "synth", "<no|all|task|mmap>", opt_synth,
 		  "fine-tune event synthesis: default=all"),
@@ -988,6 +1063,10 @@ static int record_opts__finish(struct parse_ctx *ctx)
 	}
 	if (!opts->pid_list && !opts->tid_list && !opts->cpu_list && opts->argc == 0)
 		opts->system_wide = true;
+	if (opts->no_threads && (opts->overwrite || opts->switch_output))
+		return opt_error(ctx, -EINVAL,
+				 "%s needs the streaming threads; drop --no-threads",
+				 opts->overwrite ? "--overwrite" : "--switch-output");
 	return 0;
 }
 

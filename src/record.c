@@ -35,6 +35,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "precord/record.h"
@@ -48,6 +49,7 @@
 #include "precord/merge.h"
 #include "precord/compress.h"
 #include "precord/report.h"
+#include "precord/control.h"
 #include "wq.h"
 
 #define EXIT_USAGE	129
@@ -91,6 +93,17 @@ struct record {
 	int			notify_fd;	/* the stream thread stopped by itself */
 	int			sig_fd;
 	sigset_t		old_mask;
+
+	/* The flight recorder: --overwrite, --switch-output, --control. */
+	struct control		ctl;
+	struct stream_shared	shared;		/* --switch-output=SIZE: the threads' byte count */
+	u64			next_switch_ms;	/* --switch-output=TIME: when, 0: never */
+	int			gen;		/* output files begun so far, minus one */
+	char			**outputs;	/* --switch-max-files: the files kept, oldest first */
+	int			nr_outputs;
+	char			final_path[PATH_MAX];	/* --switch-output: the last FILE.<timestamp> */
+	bool			stop_requested;	/* "stop" on the control channel */
+	u64			gen_start_bytes;	/* shared.bytes when the current file began */
 
 	int			stop_signal;	/* signal that ended the recording, 0 */
 	int			write_error;	/* -errno from the writer, 0 */
@@ -273,6 +286,9 @@ static void record__config_evsel(struct record *rec, struct evsel *evsel)
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
 	}
+	/* --overwrite: every event but the tracking dummy writes backward. */
+	if (o->overwrite && !dummy)
+		attr->write_backward = 1;
 	/* Forked workload, per task: enabled by the exec itself. */
 	if (!rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
 		attr->enable_on_exec = 1;
@@ -299,14 +315,18 @@ static void record__config_tracking(struct record *rec, struct evsel *evsel)
 /*
  * System-wide, perf adds a dummy event that carries the side-band (mmap,
  * comm, task) and is enabled before synthesis, so a process started while
- * /proc is walked is still seen. Per task, the first event carries it.
+ * /proc is walked is still seen. Per task, the first event carries it,
+ * except with --overwrite: the dummy then keeps the side-band in a forward
+ * ring of its own, so that a snapshot can always be symbolized.
  */
 static int record__config(struct record *rec)
 {
+	/* --overwrite: tracking records must not be overwritten with the samples. */
+	bool own_tracking = rec->system_wide || rec->opts.overwrite;
 	struct evsel *evsel;
 	int i;
 
-	if (rec->system_wide) {
+	if (own_tracking) {
 		struct perf_event_attr attr = {
 			.type = PERF_TYPE_SOFTWARE,
 			.config = PERF_COUNT_SW_DUMMY,
@@ -321,7 +341,7 @@ static int record__config(struct record *rec)
 	}
 	evlist__for_each_evsel(rec->evlist, evsel, i)
 		record__config_evsel(rec, evsel);
-	if (rec->system_wide) {
+	if (own_tracking) {
 		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
 		record__config_tracking(rec, evsel);
 		evsel->attr.disabled = 0;
@@ -629,7 +649,11 @@ static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 
 static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 {
-	if (rec->system_wide)
+	/*
+	 * Every later --switch-output file: all of /proc, since the tasks
+	 * recorded may now include children of the ones named at the start.
+	 */
+	if (rec->system_wide || rec->gen > 0)
 		return synthesize__all_parallel(so, rec->wq, rec->opts.nr_threads_synthesize,
 						record__emit, rec);
 	/* A forked workload has not exec'd yet: its COMM is all there is to say. */
@@ -752,7 +776,7 @@ static void record__cut_ring_files(struct record *rec)
 	struct stat st;
 	int i;
 
-	for (i = 0; ss->ring_fds && i < ss->nr_rings; i++) {
+	for (i = 0; ss->ring_fds && i < ss->nr_files; i++) {
 		int fd = ss->ring_fds[i];
 
 		if (fd < 0 || fstat(fd, &st))
@@ -900,49 +924,6 @@ static u64 now_ms(void)
 	return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
 }
 
-/* Wait until the workload ends, a signal comes, or the stream thread stops. */
-static void record__wait(struct record *rec)
-{
-	struct pollfd pfd[2] = {
-		{ .fd = rec->sig_fd, .events = POLLIN },
-		{ .fd = rec->notify_fd, .events = POLLIN },
-	};
-	u64 enable_at = rec->opts.delay_ms > 0 ? now_ms() + (u64)rec->opts.delay_ms : 0;
-
-	for (;;) {
-		struct signalfd_siginfo si;
-		int timeout = -1;
-
-		if (enable_at) {
-			u64 now = now_ms();
-
-			if (now >= enable_at) {
-				evlist__enable(rec->evlist);
-				enable_at = 0;
-				if (!rec->opts.quiet)
-					fprintf(stderr, "precord: events enabled after %d ms\n",
-						rec->opts.delay_ms);
-			} else {
-				timeout = (int)(enable_at - now);
-			}
-		}
-		if (rec->wl.pid > 0 && workload__poll_exit(&rec->wl))
-			return;
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
-			return;
-		if (pfd[1].revents & POLLIN)
-			return;
-		while (read(rec->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGCHLD)
-				continue;	/* reaped above */
-			if (si.ssi_signo == SIGUSR2)
-				continue;	/* snapshots: not in this mode */
-			rec->stop_signal = (int)si.ssi_signo;
-			return;
-		}
-	}
-}
-
 static size_t sample_time_offset(const struct evlist *evlist)
 {
 	struct evsel *evsel = evlist__first(evlist);
@@ -1029,6 +1010,9 @@ static void record__print_summary(struct record *rec)
 		record__print_threads(rec);
 	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
 		(unsigned long long)s->wakeups);
+	if (s->paused_lost)
+		fprintf(stderr, "[ precord: %llu records were dropped while the overwrite rings "
+			"were paused for snapshots ]\n", (unsigned long long)s->paused_lost);
 	if (s->lost_records || rec->lost_samples) {
 		u64 lost = rec->lost_samples > s->lost ? rec->lost_samples : s->lost;
 		double pct = 100.0 * (double)lost / (double)(lost + s->samples ? lost + s->samples : 1);
@@ -1059,6 +1043,18 @@ static unsigned int record__mmap_flush(const struct record *rec)
 	return rec->opts.mmap_flush > quarter ? (unsigned int)quarter : rec->opts.mmap_flush;
 }
 
+/* --switch-output=SIZE: the byte count at which the current file is full. */
+static void record__arm_size(struct record *rec)
+{
+	u64 size = rec->opts.switch_size, at;
+
+	if (!size || rec->opts.overwrite)
+		return;
+	at = rec->gen_start_bytes + (size > rec->synth_bytes ? size - rec->synth_bytes : 1);
+	__atomic_store_n(&rec->shared.switch_at, stream_switch_at((unsigned int)rec->gen, at),
+			 __ATOMIC_RELAXED);
+}
+
 static int record__start_streams(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -1073,6 +1069,7 @@ static int record__start_streams(struct record *rec)
 		.aio = o->aio,
 		.comp_level = o->comp_level,
 		.mmap_flush = record__mmap_flush(rec),
+		.shared = &rec->shared,
 	};
 	char msg[256] = "";
 	int err, nfail, rt_err;
@@ -1091,6 +1088,9 @@ static int record__start_streams(struct record *rec)
 		return err;
 	}
 	rec->streams_started = true;
+	record__arm_size(rec);
+	if (o->switch_secs)
+		rec->next_switch_ms = now_ms() + 1000ULL * o->switch_secs;
 	nfail = streams__rt_failures(&rec->streams, &rt_err);
 	if (nfail && !o->quiet)
 		fprintf(stderr, "precord: note: streaming threads run at normal priority "
@@ -1100,49 +1100,410 @@ static int record__start_streams(struct record *rec)
 }
 
 
-/* Keep the staging directory as the output: perf's directory layout, which perf reads. */
-static int record__keep_dir(struct record *rec)
+/* Keep a staging directory as the output: perf's directory layout, which perf reads. */
+static int record__keep_dir(const char *staging, const char *path)
 {
-	if (rename(rec->staging, rec->path) == 0)
+	if (rename(staging, path) == 0)
 		return 0;
 	fprintf(stderr, "precord: cannot rename '%s' to '%s': %s; the recording is in '%s'\n",
-		rec->staging, rec->path, strerror(errno), rec->staging);
+		staging, path, strerror(errno), staging);
 	return -errno;
 }
 
 /*
- * The staging directory becomes the output: merged (default), or as it is
- * (--no-merge). When the disk is full, or the merge fails, the directory is
- * kept as the output instead: perf report reads it, and nothing recorded is
- * lost to a merge that cannot be written.
+ * A staging directory becomes the output path: merged (default), or as it
+ * is (--no-merge). When the disk is full, or the merge fails, the directory
+ * is kept as the output instead: perf report reads it, and nothing recorded
+ * is lost to a merge that cannot be written.
  */
-static int record__finish_dir(struct record *rec)
+static int record__finish_dir(struct record *rec, const char *staging, const char *path)
 {
 	struct merge_opts mo = { .quiet = rec->opts.quiet, .comp_level = rec->opts.comp_level };
 	bool full = rec->write_error == -ENOSPC || rec->write_error == -EDQUOT;
 	char msg[512] = "";
-	int err = record__keep_old(rec);
+	int err;
 
-	if (err)
-		return err;
 	if (rec->opts.no_merge)
-		return record__keep_dir(rec);
+		return record__keep_dir(staging, path);
 	if (full) {
 		fprintf(stderr, "precord: no room to merge: '%s' keeps perf's directory layout "
-			"(data + data.N), which perf report reads\n", rec->path);
-		return record__keep_dir(rec);
+			"(data + data.N), which perf report reads\n", path);
+		return record__keep_dir(staging, path);
 	}
-	err = merge__dir(rec->staging, rec->path, &mo, &rec->merged, msg, sizeof(msg));
+	err = merge__dir(staging, path, &mo, &rec->merged, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "precord: %s; '%s' keeps perf's directory layout instead "
 			"('precord merge %s -o FILE' merges it)\n", msg[0] ? msg : strerror(-err),
-			rec->path, rec->path);
-		return record__keep_dir(rec);
+			path, path);
+		return record__keep_dir(staging, path);
 	}
 	if (msg[0] && !rec->opts.quiet)
 		fprintf(stderr, "precord: warning: %s\n", msg);
-	remove_staging(rec->staging);
+	remove_staging(staging);
 	return 0;
+}
+
+/*
+ * The start of a data file (the recording's, or with --switch-output each
+ * new one's `data`): header, synthesized records, FINISHED_INIT and, in a
+ * staging directory, a first complete header. A write error is the end.
+ */
+static int record__begin_data(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	int err;
+
+	rec->synth_bytes = 0;
+	err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
+	if (!err && o->aio && !rec->threaded)
+		err = writer__open_aio(&rec->writer, rec->out_fd, rec->data_offset, 0, o->aio);
+	else if (!err)
+		err = writer__open(&rec->writer, WRITER_WRITE, rec->out_fd, rec->data_offset);
+	if (err) {
+		fprintf(stderr, "precord: cannot write '%s': %s\n", rec->data_path, strerror(-err));
+		return err;
+	}
+	rec->header_written = true;
+
+	err = record__synthesize(rec);
+	/* Later files: a task gone while /proc was read is not an error, a full disk is. */
+	if (err && rec->gen > 0 && !rec->writer.error)
+		err = 0;
+	if (!err && rec->threaded)
+		err = record__write_interim_header(rec);
+	if (err) {
+		rec->write_error = err;
+		fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->data_path, strerror(-err));
+	}
+	return err;
+}
+
+/* ---- --switch-output and snapshots ---------------------------------------- */
+
+/*
+ * The name of the file being finished: FILE.<timestamp>, perf's
+ * %Y%m%d%H%M%S plus two digits of centiseconds, local time. Two files in
+ * the same hundredth of a second wait for the next one.
+ */
+static int record__output_name(struct record *rec, char *buf, size_t size)
+{
+	char staging[PATH_MAX + 16];
+	struct timeval tv;
+	struct stat st;
+	struct tm tm;
+	char ts[32];
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		gettimeofday(&tv, NULL);
+		localtime_r(&tv.tv_sec, &tm);
+		strftime(ts, sizeof(ts), "%Y%m%d%H%M%S", &tm);
+		if (snprintf(buf, size, "%s.%s%02u", rec->path, ts,
+			     (unsigned int)(tv.tv_usec / 10000)) >= (int)size)
+			return -ENAMETOOLONG;
+		snprintf(staging, sizeof(staging), "%s.staging", buf);
+		if (stat(buf, &st) && stat(staging, &st))
+			return 0;
+		usleep(10000);
+	}
+	return -EEXIST;
+}
+
+/* A file or --no-merge directory that --switch-max-files lets go. */
+static void remove_output(const char *path)
+{
+	struct stat st;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		remove_staging(path);
+	else
+		unlink(path);
+}
+
+/* A finished output file: say so, and keep only the newest --switch-max-files. */
+static void record__keep_output(struct record *rec, const char *path)
+{
+	int max = rec->opts.switch_max_files;
+	char **list;
+
+	if (!rec->opts.quiet)
+		fprintf(stderr, "[ precord: Dump %s ]\n", path);
+	if (max <= 0)
+		return;
+	list = realloc(rec->outputs, sizeof(*list) * (size_t)(rec->nr_outputs + 1));
+	if (!list)
+		return;
+	rec->outputs = list;
+	list[rec->nr_outputs] = strdup(path);
+	if (list[rec->nr_outputs])
+		rec->nr_outputs++;
+	while (rec->nr_outputs > max) {
+		remove_output(list[0]);
+		free(list[0]);
+		memmove(list, list + 1, sizeof(*list) * (size_t)--rec->nr_outputs);
+	}
+}
+
+/*
+ * End the current output file and start the next, while recording goes
+ * on: the streaming threads move to a new staging directory (reading and
+ * resuming the overwrite rings on the way, with --overwrite), the old
+ * directory's `data` gets its final header, and the old directory becomes
+ * FILE.<timestamp> — merged, or kept as it is with --no-merge. The new
+ * `data` gets the header and the state of the system synthesized anew, so
+ * every file reads on its own.
+ */
+static int record__switch(struct record *rec)
+{
+	char next[PATH_MAX + 8], done[PATH_MAX + 16], target[PATH_MAX], msg[512] = "";
+	int err;
+
+	snprintf(next, sizeof(next), "%s.next", rec->staging);
+	if (mkdir(next, 0700) < 0) {
+		err = -errno;
+		fprintf(stderr, "precord: cannot create '%s': %s; remove it, or free space\n",
+			next, strerror(errno));
+		return err;
+	}
+	/* The threads on the next files see no limit until record__arm_size(). */
+	err = streams__switch(&rec->streams, next, rec->opts.overwrite, msg, sizeof(msg));
+	rec->gen_start_bytes = __atomic_load_n(&rec->shared.bytes, __ATOMIC_RELAXED);
+	if (err) {
+		fprintf(stderr, "precord: %s; what was written since is in '%s'\n", msg, next);
+		rec->write_error = err;
+		return err;
+	}
+	err = record__finish_output(rec);
+	close(rec->out_fd);
+	rec->out_fd = -1;
+	if (!err)
+		err = record__output_name(rec, target, sizeof(target));
+	if (err) {
+		fprintf(stderr, "precord: cannot finish '%s': %s\n", rec->data_path, strerror(-err));
+		rec->write_error = err;
+		return err;
+	}
+	snprintf(done, sizeof(done), "%s.staging", target);
+	if (rename(rec->staging, done) < 0 || rename(next, rec->staging) < 0) {
+		err = -errno;
+		fprintf(stderr, "precord: cannot rename the staging directory '%s': %s\n",
+			rec->staging, strerror(errno));
+		rec->write_error = err;
+		return err;
+	}
+	rec->gen++;
+	rec->out_fd = open(rec->data_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err = rec->out_fd < 0 ? -errno : record__begin_data(rec);
+	if (err) {
+		rec->write_error = err;
+		return err;
+	}
+	record__arm_size(rec);
+	if (rec->opts.switch_secs) {
+		/* One file per period: the next deadline from the last, not from now. */
+		rec->next_switch_ms += 1000ULL * rec->opts.switch_secs;
+		if (rec->next_switch_ms <= now_ms())
+			rec->next_switch_ms = now_ms() + 1000ULL * rec->opts.switch_secs;
+	}
+	err = record__finish_dir(rec, done, target);
+	if (!err)
+		record__keep_output(rec, target);
+	return 0;	/* a merge that failed kept the directory: go on recording */
+}
+
+/* --switch-output=SIZE with --overwrite: what the next snapshot would hold. */
+static bool record__overwrite_full(struct record *rec)
+{
+	u64 bytes = streams__backward_pending(&rec->streams) + rec->synth_bytes +
+		    __atomic_load_n(&rec->shared.bytes, __ATOMIC_RELAXED) - rec->gen_start_bytes;
+
+	return bytes >= rec->opts.switch_size;
+}
+
+/* ---- the control channel -------------------------------------------------- */
+
+static void record__control_toggle(struct record *rec, const struct control_msg *msg)
+{
+	bool enable = msg->cmd == CONTROL_CMD_ENABLE;
+	struct evsel *evsel;
+	int i, found = 0;
+
+	if (!msg->arg[0]) {
+		if (enable)
+			evlist__enable(rec->evlist);
+		else
+			evlist__disable(rec->evlist);
+	} else {
+		evlist__for_each_evsel(rec->evlist, evsel, i) {
+			if (!evsel->name || strcmp(evsel->name, msg->arg))
+				continue;
+			if (enable)
+				evsel__enable(evsel);
+			else
+				evsel__disable(evsel);
+			found++;
+		}
+		if (!found) {
+			fprintf(stderr, "precord: control: no event named '%s'\n", msg->arg);
+			return;
+		}
+	}
+	if (!rec->opts.quiet)
+		fprintf(stderr, "precord: %s %s\n", msg->arg[0] ? msg->arg : "events",
+			enable ? "enabled" : "disabled");
+}
+
+static void record__control_cmd(struct record *rec, const struct control_msg *msg)
+{
+	struct evsel *evsel;
+	int i;
+
+	if (msg->malformed && (msg->cmd == CONTROL_CMD_ENABLE || msg->cmd == CONTROL_CMD_DISABLE ||
+			       msg->cmd == CONTROL_CMD_EVLIST)) {
+		fprintf(stderr, "precord: control: wrong command '%s'\n", msg->line);
+		return;
+	}
+	switch (msg->cmd) {
+	case CONTROL_CMD_ENABLE:
+	case CONTROL_CMD_DISABLE:
+		record__control_toggle(rec, msg);
+		break;
+	case CONTROL_CMD_SNAPSHOT:
+		if (rec->opts.switch_output)
+			record__switch(rec);
+		else if (!rec->opts.quiet)
+			fprintf(stderr, "precord: control: snapshot needs --switch-output\n");
+		break;
+	case CONTROL_CMD_EVLIST:
+		evlist__for_each_evsel(rec->evlist, evsel, i)
+			fprintf(stderr, "%s\n", evsel->name ? evsel->name : "?");
+		break;
+	case CONTROL_CMD_STOP:
+		rec->stop_requested = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Carry out every command waiting on the channel; false once it is closed. */
+static bool record__control(struct record *rec)
+{
+	struct control_msg msg;
+	int ret;
+
+	while ((ret = control__read(&rec->ctl, &msg)) > 0) {
+		record__control_cmd(rec, &msg);
+		if (control_cmd__is_acked(msg.cmd) && control__ack(&rec->ctl) && rec->opts.verbose)
+			fprintf(stderr, "precord: control: cannot write the ack\n");
+	}
+	return ret == 0;
+}
+
+/* The poll timeout until `at` (ms), no longer than `timeout` already is. */
+static int timeout_until(u64 at, u64 now, int timeout)
+{
+	int t = at > now ? (int)(at - now) : 0;
+
+	return timeout < 0 || t < timeout ? t : timeout;
+}
+
+/* How often --overwrite with --switch-output=SIZE looks at the rings. */
+#define OVERWRITE_SIZE_CHECK_MS	100
+
+/* Timed work: the -D delay, --switch-output=TIME and overwrite SIZE. The poll timeout. */
+static int record__timers(struct record *rec, u64 *enable_at)
+{
+	int timeout = -1;
+	u64 now = now_ms();
+
+	if (*enable_at && now >= *enable_at) {
+		evlist__enable(rec->evlist);
+		*enable_at = 0;
+		if (!rec->opts.quiet)
+			fprintf(stderr, "precord: events enabled after %d ms\n", rec->opts.delay_ms);
+	}
+	if (*enable_at)
+		timeout = timeout_until(*enable_at, now, timeout);
+	if (rec->next_switch_ms && now >= rec->next_switch_ms)
+		record__switch(rec);
+	if (rec->next_switch_ms)
+		timeout = timeout_until(rec->next_switch_ms, now_ms(), timeout);
+	if (rec->opts.overwrite && rec->opts.switch_size) {
+		if (record__overwrite_full(rec))
+			record__switch(rec);
+		timeout = timeout_until(now + OVERWRITE_SIZE_CHECK_MS, now, timeout);
+	}
+	return timeout;
+}
+
+/*
+ * Wait until the workload ends, a signal comes, the stream threads stop,
+ * or "stop" comes on the control channel; meanwhile start new output files
+ * (--switch-output) and carry out control commands.
+ */
+static void record__wait(struct record *rec)
+{
+	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_NR };
+	struct pollfd pfd[P_NR] = {
+		[P_SIG] = { .fd = rec->sig_fd, .events = POLLIN },
+		[P_NOTIFY] = { .fd = rec->notify_fd, .events = POLLIN },
+		[P_CTL] = { .fd = rec->ctl.ctl_fd, .events = POLLIN },
+		[P_SWITCH] = { .fd = rec->shared.switch_fd, .events = POLLIN },
+	};
+	u64 enable_at = rec->opts.delay_ms > 0 ? now_ms() + (u64)rec->opts.delay_ms : 0;
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		int timeout = record__timers(rec, &enable_at);
+		u64 v;
+
+		if (rec->write_error || rec->stop_requested)
+			return;
+		if (rec->wl.pid > 0 && workload__poll_exit(&rec->wl))
+			return;
+		if (poll(pfd, P_NR, timeout) < 0 && errno != EINTR)
+			return;
+		if (pfd[P_NOTIFY].revents & POLLIN)
+			return;
+		if ((pfd[P_SWITCH].revents & POLLIN) &&
+		    read(rec->shared.switch_fd, &v, sizeof(v)) == sizeof(v))
+			record__switch(rec);
+		if ((pfd[P_CTL].revents & (POLLIN | POLLHUP)) && !record__control(rec))
+			pfd[P_CTL].fd = -1;	/* the writer of an fd: pipe closed it */
+		while (read(rec->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				continue;	/* reaped above */
+			if (si.ssi_signo == SIGUSR2) {
+				if (rec->opts.switch_output)
+					record__switch(rec);
+				continue;
+			}
+			rec->stop_signal = (int)si.ssi_signo;
+			return;
+		}
+	}
+}
+
+/*
+ * The end: the staging directory becomes the output, or with
+ * --switch-output the last FILE.<timestamp>.
+ */
+static int record__finish_last(struct record *rec)
+{
+	int err;
+
+	if (rec->opts.switch_output) {
+		err = record__output_name(rec, rec->final_path, sizeof(rec->final_path));
+		if (err)
+			return err;
+		rec->path = rec->final_path;
+	} else {
+		err = record__keep_old(rec);
+		if (err)
+			return err;
+	}
+	return record__finish_dir(rec, rec->staging, rec->path);
 }
 
 static int record__exit_status(struct record *rec, int err)
@@ -1151,6 +1512,8 @@ static int record__exit_status(struct record *rec, int err)
 		return EXIT_NOEXEC;
 	if (err)
 		return 1;
+	if (rec->stop_requested)
+		return 0;
 	if (rec->stop_signal)
 		return 128 + rec->stop_signal;
 	if (rec->wl.pid > 0 && rec->wl.exited) {
@@ -1191,25 +1554,9 @@ static int record__run(struct record *rec)
 	err = record__mmap(rec);
 	if (err)
 		return err;
-	err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
-	if (!err && o->aio && !rec->threaded)
-		err = writer__open_aio(&rec->writer, rec->out_fd, rec->data_offset, 0, o->aio);
-	else if (!err)
-		err = writer__open(&rec->writer, WRITER_WRITE, rec->out_fd, rec->data_offset);
-	if (err) {
-		fprintf(stderr, "precord: cannot write '%s': %s\n", rec->path, strerror(-err));
+	err = record__begin_data(rec);
+	if (err)
 		return err;
-	}
-	rec->header_written = true;
-
-	err = record__synthesize(rec);
-	if (!err && rec->threaded)
-		err = record__write_interim_header(rec);
-	if (err) {
-		rec->write_error = err;
-		fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->data_path, strerror(-err));
-		return err;
-	}
 	err = record__start_streams(rec);
 	if (err)
 		return err;
@@ -1266,12 +1613,12 @@ static int record__stop(struct record *rec)
 int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 {
 	struct record rec = {
-		.out_fd = -1, .sig_fd = -1, .notify_fd = -1,
+		.out_fd = -1, .sig_fd = -1, .notify_fd = -1, .shared = { .switch_fd = -1 },
 		.wl = { .pid = -1, .go_fd = -1, .err_fd = -1 },
 		.full_argc = full_argc, .full_argv = full_argv,
 	};
 	char msg[512] = "";
-	int err, status = 1;
+	int err, status = 1, i;
 
 	record_opts__init(&rec.opts);
 	err = record_opts__parse(&rec.opts, argc, argv, msg, sizeof(msg));
@@ -1284,6 +1631,12 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	}
 	rec.path = rec.opts.output;
 	rec.threaded = !rec.opts.no_threads;
+	control__init(&rec.ctl);
+	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {
+		fprintf(stderr, "precord: --control: %s\n", msg);
+		record_opts__exit(&rec.opts);
+		return EXIT_USAGE;
+	}
 
 	rec.evlist = evlist__new();
 	if (!rec.evlist) {
@@ -1312,6 +1665,11 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		if (rec.notify_fd < 0)
 			err = -errno;
 	}
+	if (!err && rec.opts.switch_size && !rec.opts.overwrite) {
+		rec.shared.switch_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (rec.shared.switch_fd < 0)
+			err = -errno;
+	}
 	if (!err)
 		record__start_workers(&rec);
 	if (!err)
@@ -1325,7 +1683,9 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 			fprintf(stderr, "precord: cannot finish '%s': %s\n", rec.data_path,
 				strerror(-ferr));
 		else if (rec.threaded)
-			ferr = record__finish_dir(&rec);
+			ferr = record__finish_last(&rec);
+		if (!ferr && rec.opts.switch_output)
+			record__keep_output(&rec, rec.path);
 		if (!ferr)
 			record__print_summary(&rec);
 		if (!err)
@@ -1349,11 +1709,18 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 
 out_delete:
 	evlist__delete(rec.evlist);
+	control__close(&rec.ctl);
 	record_opts__exit(&rec.opts);
 	return status;
 out_close:
 	if (rec.out_fd >= 0)
 		close(rec.out_fd);
+	if (rec.shared.switch_fd >= 0)
+		close(rec.shared.switch_fd);
+	for (i = 0; i < rec.nr_outputs; i++)
+		free(rec.outputs[i]);
+	free(rec.outputs);
+	control__close(&rec.ctl);
 	if (rec.sig_fd >= 0)
 		close(rec.sig_fd);
 	if (rec.notify_fd >= 0)

@@ -42,6 +42,7 @@ int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings
 	s->notify_fd = notify_fd;
 	s->node = -1;
 	s->write_rounds = true;
+	s->ack_fd = -1;
 	s->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->ctl_fd < 0)
 		return -errno;
@@ -85,6 +86,46 @@ static int stream_sink(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/*
+ * --switch-output=SIZE: the ring read that fills the current file tells the
+ * main thread; from then on the thread holds what its rings have (the
+ * kernel keeps it) until the switch, so no file exceeds SIZE by more than
+ * that one read, at most a ring.
+ */
+/* The byte count at which this thread's current files are full; 0: no limit (yet). */
+static u64 stream__limit(const struct stream *s)
+{
+	u64 v = __atomic_load_n(&s->shared->switch_at, __ATOMIC_RELAXED);
+
+	if (v >> STREAM_AT_BITS != (s->files_set & 0xffff))
+		return 0;	/* armed for other files than the ones written now */
+	return v & STREAM_AT_MASK;
+}
+
+static void stream__count_shared(struct stream *s, u64 n)
+{
+	struct stream_shared *sh = s->shared;
+	u64 total, at, one = 1;
+
+	if (!sh || !n)
+		return;
+	total = __atomic_add_fetch(&sh->bytes, n, __ATOMIC_RELAXED);
+	at = stream__limit(s);
+	if (at && total >= at && total - n < at && sh->switch_fd >= 0 &&
+	    write(sh->switch_fd, &one, sizeof(one)) < 0)
+		return;		/* the counter saturated: a switch is pending anyway */
+}
+
+static bool stream__file_full(const struct stream *s)
+{
+	u64 at;
+
+	if (!s->shared || s->final)
+		return false;
+	at = stream__limit(s);
+	return at && __atomic_load_n(&s->shared->bytes, __ATOMIC_RELAXED) >= at;
+}
+
 ssize_t stream__drain(struct stream *s)
 {
 	static const struct perf_event_header round = {
@@ -97,6 +138,12 @@ ssize_t stream__drain(struct stream *s)
 		struct ringbuf *rb = s->rings[i];
 		u64 samples = rb->nr_samples, lrec = rb->nr_lost_records, lost = rb->lost;
 
+		if (!rb->base)
+			continue;	/* --overwrite, a CPU with no forward event */
+		if (stream__file_full(s)) {
+			s->held = true;	/* until the main thread switches files */
+			break;
+		}
 		/* --mmap-flush: leave a ring with less than that, except at the end. */
 		if (s->mmap_flush > 1 && !s->final && ringbuf__pending(rb) < s->mmap_flush)
 			continue;
@@ -109,6 +156,7 @@ ssize_t stream__drain(struct stream *s)
 		s->stats.samples += rb->nr_samples - samples;
 		s->stats.lost_records += rb->nr_lost_records - lrec;
 		s->stats.lost += rb->lost - lost;
+		stream__count_shared(s, (u64)n);
 	}
 	if (total > 0) {
 		if (s->write_rounds) {
@@ -119,6 +167,37 @@ ssize_t stream__drain(struct stream *s)
 		s->stats.bytes += (u64)total;
 		s->stats.rounds++;
 	}
+	return total;
+}
+
+/*
+ * A snapshot: each overwrite ring, paused by the main thread, from its
+ * oldest whole record to its newest, into its own file. The LOST records
+ * in them are what the kernel dropped during the previous pause.
+ */
+static ssize_t stream__read_backward(struct stream *s)
+{
+	ssize_t total = 0, n;
+	int i;
+
+	for (i = 0; s->bk_rings && i < s->nr_rings; i++) {
+		struct ringbuf *rb = s->bk_rings[i];
+		u64 samples = rb->nr_samples, lost = rb->lost;
+
+		if (!rb->base)
+			continue;
+		s->cur = &s->ring_writers[s->nr_rings + i];
+		s->cur_zc = s->zc ? s->zc[s->nr_rings + i] : NULL;
+		n = ringbuf__read_backward(rb, stream_sink, s);
+		if (n < 0)
+			return n;
+		total += n;
+		s->stats.samples += rb->nr_samples - samples;
+		s->stats.paused_lost += rb->lost - lost;
+	}
+	s->stats.bytes += (u64)total;
+	s->stats.snapshots++;
+	stream__count_shared(s, (u64)total);
 	return total;
 }
 
@@ -144,7 +223,7 @@ static int stream__flush_idle(struct stream *s)
 		return 0;
 	if (!s->out_fds)
 		return writer__flush(s->writer);
-	for (i = 0; i < s->nr_rings; i++) {
+	for (i = 0; i < s->nr_files; i++) {
 		err = writer__flush(&s->ring_writers[i]);
 		if (err)
 			return err;
@@ -152,16 +231,27 @@ static int stream__flush_idle(struct stream *s)
 	return 0;
 }
 
-/* Poll the rings' fds and ctl_fd; returns 1 to stop, 0 to go on, -errno. */
+/* Poll the rings' fds and ctl_fd; 0, or -errno. */
 static int stream__wait(struct stream *s, struct pollfd *pfd, int *nr_alive)
 {
 	int i, ret;
 
-	ret = poll(pfd, (nfds_t)s->nr_rings + 1, STREAM_IDLE_MS);
+	/* Holding full rings (a full file): they stay readable, so wait on ctl_fd alone. */
+	if (s->held) {
+		ret = poll(pfd + s->nr_rings, 1, STREAM_IDLE_MS);
+		for (i = 0; i < s->nr_rings; i++)
+			pfd[i].revents = 0;
+	} else {
+		ret = poll(pfd, (nfds_t)s->nr_rings + 1, STREAM_IDLE_MS);
+	}
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
-	if (pfd[s->nr_rings].revents & POLLIN)
-		return 1;
+	if (pfd[s->nr_rings].revents & POLLIN) {
+		u64 v;
+
+		if (read(s->ctl_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			return -errno;
+	}
 	for (i = 0; i < s->nr_rings; i++) {
 		if (pfd[i].revents & (POLLHUP | POLLERR)) {
 			/* The monitored task is gone: this fd will never fill again. */
@@ -175,7 +265,7 @@ static int stream__wait(struct stream *s, struct pollfd *pfd, int *nr_alive)
 /* Bind memory to the thread's node, then open the per-ring writers there. */
 static int stream__open_compressors(struct stream *s)
 {
-	int i, n = s->out_fds ? s->nr_rings : 1;
+	int i, n = s->out_fds ? s->nr_files : 1;
 
 	if (!s->comp_level)
 		return 0;
@@ -192,7 +282,7 @@ static int stream__open_compressors(struct stream *s)
 
 static void stream__close_compressors(struct stream *s)
 {
-	int i, n = s->out_fds ? s->nr_rings : 1;
+	int i, n = s->out_fds ? s->nr_files : 1;
 
 	if (!s->zc)
 		return;
@@ -214,7 +304,7 @@ static int stream__open_writers(struct stream *s)
 	err = stream__open_compressors(s);
 	if (err || !s->out_fds)
 		return err;
-	for (i = 0; i < s->nr_rings; i++) {
+	for (i = 0; i < s->nr_files; i++) {
 		if (s->aio)
 			err = writer__open_aio(&s->ring_writers[i], s->out_fds[i], 0,
 					       STREAM_RING_BUF_SIZE, s->aio);
@@ -235,7 +325,7 @@ static int stream__close_writers(struct stream *s)
 	stream__close_compressors(s);
 	if (!s->out_fds)
 		return writer__flush(s->writer);
-	for (i = 0; i < s->nr_rings; i++) {
+	for (i = 0; i < s->nr_files; i++) {
 		int e = writer__flush(&s->ring_writers[i]);
 
 		writer__close(&s->ring_writers[i]);
@@ -243,6 +333,80 @@ static int stream__close_writers(struct stream *s)
 			err = e;
 	}
 	return err;
+}
+
+/* Tell the main thread this thread has nothing more to do (or stopped on an error). */
+static void stream__notify(struct stream *s)
+{
+	u64 one = 1;
+
+	if (s->notify_fd >= 0 && write(s->notify_fd, &one, sizeof(one)) < 0 && !s->error)
+		s->error = -errno;
+}
+
+/*
+ * SWITCH: everything the forward rings hold goes to the current files, and
+ * with a snapshot the overwrite rings too; then the thread closes those
+ * files' writers and opens writers on next_fds.
+ */
+static int stream__switch_files(struct stream *s)
+{
+	ssize_t n;
+	int i, err;
+
+	/* A full file takes nothing more: what the rings hold goes to the next. */
+	if (!s->held) {
+		s->final = true;	/* --mmap-flush does not hold bytes back now */
+		n = stream__drain(s);
+		s->final = false;
+	} else {
+		n = 0;
+		s->held = false;
+	}
+	if (n >= 0 && s->snapshot)
+		n = stream__read_backward(s);
+	err = stream__close_writers(s);
+	if (n < 0)
+		err = (int)n;
+	for (i = 0; i < s->nr_files; i++)
+		s->out_fds[i] = s->next_fds[i];
+	s->files_set++;
+	if (!err)
+		err = stream__open_writers(s);
+	return err;
+}
+
+/* Act on the main thread's command: 1 to stop, 0 to go on, -errno. */
+static int stream__command(struct stream *s)
+{
+	int cmd = __atomic_load_n(&s->cmd, __ATOMIC_ACQUIRE), err;
+	u64 one = 1;
+
+	if (cmd == STREAM_CMD_STOP)
+		return 1;
+	if (cmd != STREAM_CMD_SWITCH)
+		return 0;
+	err = stream__switch_files(s);
+	__atomic_store_n(&s->switch_error, err, __ATOMIC_RELAXED);
+	/* Pairs with the main thread's acquire load in stream__request_switch(). */
+	__atomic_store_n(&s->cmd, STREAM_CMD_NONE, __ATOMIC_RELEASE);
+	if (write(s->ack_fd, &one, sizeof(one)) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+/* Leaving: take no more commands, and answer a switch that was asked meanwhile. */
+static void stream__exit_commands(struct stream *s)
+{
+	int cmd = __atomic_exchange_n(&s->cmd, STREAM_CMD_EXITED, __ATOMIC_ACQ_REL);
+	u64 one = 1;
+
+	if (cmd == STREAM_CMD_SWITCH) {
+		__atomic_store_n(&s->switch_error, s->error ? s->error : -ESRCH,
+				 __ATOMIC_RELAXED);
+		if (write(s->ack_fd, &one, sizeof(one)) < 0)
+			return;
+	}
 }
 
 static void *stream__thread(void *arg)
@@ -264,7 +428,7 @@ static void *stream__thread(void *arg)
 		goto out_notify;
 	}
 	for (i = 0; i < s->nr_rings; i++) {
-		pfd[i].fd = s->rings[i]->fd;
+		pfd[i].fd = s->rings[i]->base ? s->rings[i]->fd : -1;
 		pfd[i].events = POLLIN;
 	}
 	pfd[s->nr_rings].fd = s->ctl_fd;
@@ -280,26 +444,33 @@ static void *stream__thread(void *arg)
 		if (n > 0 && woke)
 			s->stats.wakeups++;
 		woke = false;
-		if (n > 0)
-			continue;
-		if (nr_alive == 0 && s->nr_rings > 0) {
-			s->all_hup = true;
-			break;
-		}
-		s->error = stream__flush_idle(s);
-		if (s->error)
-			break;
-		stop = stream__wait(s, pfd, &nr_alive);
-		woke = true;
+		stop = stream__command(s);
 		if (stop < 0) {
 			s->error = stop;
 			break;
 		}
+		if (n > 0 || stop)
+			continue;
+		if (nr_alive == 0 && s->nr_rings > 0 && !s->all_hup) {
+			s->all_hup = true;
+			if (!s->bk_rings)
+				break;
+			/* The overwrite rings still wait for the final snapshot: ask for it. */
+			stream__notify(s);
+		}
+		s->error = stream__flush_idle(s);
+		if (!s->error)
+			s->error = stream__wait(s, pfd, &nr_alive);
+		if (s->error)
+			break;
+		woke = true;
 	}
 	/* The final pass: the main thread disabled the events before asking. */
 	s->final = true;
 	if (stop > 0 && !s->error) {
 		n = stream__drain(s);
+		if (n >= 0 && s->bk_rings)
+			n = stream__read_backward(s);
 		if (n < 0)
 			s->error = (int)n;
 	}
@@ -308,12 +479,9 @@ static void *stream__thread(void *arg)
 		s->error = (int)n;
 	free(pfd);
 out_notify:
-	if (stop <= 0 && s->notify_fd >= 0) {
-		u64 one = 1;
-
-		if (write(s->notify_fd, &one, sizeof(one)) < 0)
-			s->error = s->error ? s->error : -errno;
-	}
+	stream__exit_commands(s);
+	if (stop <= 0 && !(s->all_hup && s->bk_rings))
+		stream__notify(s);
 	return NULL;
 }
 
@@ -324,8 +492,10 @@ int stream__start(struct stream *s)
 	sigset_t all, old;
 	int i, err;
 
+	if (s->out_fds && !s->nr_files)
+		s->nr_files = s->nr_rings;
 	if (s->out_fds && !s->ring_writers) {
-		s->ring_writers = calloc((size_t)s->nr_rings, sizeof(*s->ring_writers));
+		s->ring_writers = calloc((size_t)s->nr_files, sizeof(*s->ring_writers));
 		if (!s->ring_writers)
 			return -ENOMEM;
 	}
@@ -359,13 +529,34 @@ int stream__start(struct stream *s)
 	return 0;
 }
 
+int stream__request_switch(struct stream *s, bool snapshot)
+{
+	int none = STREAM_CMD_NONE;
+	u64 one = 1;
+
+	if (!s->started)
+		return 0;
+	s->snapshot = snapshot;
+	/* Pairs with the acquire load in stream__command(): next_fds, snapshot first. */
+	if (!__atomic_compare_exchange_n(&s->cmd, &none, STREAM_CMD_SWITCH, false,
+					 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		return none == STREAM_CMD_EXITED ? 0 : -EBUSY;
+	if (write(s->ctl_fd, &one, sizeof(one)) < 0)
+		return -errno;
+	return 1;
+}
+
 int stream__stop(struct stream *s)
 {
+	int none = STREAM_CMD_NONE;
 	u64 one = 1;
 
 	if (!s->started)
 		return s->error;
-	if (write(s->ctl_fd, &one, sizeof(one)) < 0)
+	/* A thread that already exited has EXITED here and needs no wake-up. */
+	if (__atomic_compare_exchange_n(&s->cmd, &none, STREAM_CMD_STOP, false,
+					__ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
+	    write(s->ctl_fd, &one, sizeof(one)) < 0)
 		return -errno;
 	pthread_join(s->thread, NULL);
 	s->started = false;

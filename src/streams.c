@@ -10,7 +10,14 @@
  * One-file mode (--no-threads): one thread, every ring into the writer the
  * caller gives. Directory mode (--threads): ring i of the evlist writes
  * DIR/data.i, as perf record --threads does, each file read by exactly one
- * thread: the one whose layout group holds the ring's CPU.
+ * thread: the one whose layout group holds the ring's CPU; with overwrite
+ * rings (--overwrite), overwrite ring i writes DIR/data.(nr_rings + i).
+ *
+ * --switch-output and snapshots: streams__switch() opens a new set of
+ * data.N files in another directory and hands each thread its part through
+ * the thread's command word (stream.h); the threads finish the old files,
+ * move over, and answer on one shared eventfd. The main thread waits for
+ * every answer before it touches the old files again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,24 +26,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 
 #include "precord/streams.h"
 #include "precord/evlist.h"
 
-static int streams__open_files(struct streams *ss, const char *dir, char *err, size_t errlen)
+/* Create data.0 … data.(nr_files - 1) in dir into fds (every entry -1 first). */
+static int streams__open_files(const struct streams *ss, const char *dir, int *fds,
+			       char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	int i;
 
-	ss->ring_fds = malloc(sizeof(int) * (size_t)ss->nr_rings);
-	if (!ss->ring_fds)
-		return -ENOMEM;
-	for (i = 0; i < ss->nr_rings; i++)
-		ss->ring_fds[i] = -1;
-	for (i = 0; i < ss->nr_rings; i++) {
+	for (i = 0; i < ss->nr_files; i++)
+		fds[i] = -1;
+	for (i = 0; i < ss->nr_files; i++) {
 		snprintf(path, sizeof(path), "%s/data.%d", dir, i);
-		ss->ring_fds[i] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (ss->ring_fds[i] < 0) {
+		fds[i] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fds[i] < 0) {
 			int e = -errno;
 
 			snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
@@ -46,8 +54,37 @@ static int streams__open_files(struct streams *ss, const char *dir, char *err, s
 	return 0;
 }
 
-/* Give thread t the rings whose CPU its layout group holds. */
-static int streams__init_thread(struct streams *ss, int t, struct ringbuf **rings, int *fds,
+static void streams__close_files(const struct streams *ss, int *fds)
+{
+	int i;
+
+	for (i = 0; fds && i < ss->nr_files; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+/*
+ * Thread t's file slots: its forward rings' files, then its overwrite
+ * rings' (ring i of the evlist writes data.i, its overwrite ring
+ * data.(nr_rings + i)).
+ */
+static void streams__thread_fds(const struct streams *ss, const struct stream *s,
+				const int *all, int *slots)
+{
+	int j;
+
+	for (j = 0; j < s->nr_rings; j++) {
+		slots[j] = all[s->rings[j]->idx];
+		if (s->bk_rings)
+			slots[s->nr_rings + j] = all[ss->nr_rings + s->rings[j]->idx];
+	}
+}
+
+/* Give thread t the rings whose CPU its layout group holds; slots for its files. */
+static int streams__init_thread(struct streams *ss, int t, struct ringbuf **rings,
+				struct ringbuf **bk, int *fds, int *next,
 				const struct streams_config *cfg)
 {
 	struct stream *s = &ss->s[t];
@@ -59,7 +96,8 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 		if (layout__thread_of(ss->layout, rb->cpu) != t)
 			continue;
 		rings[n] = rb;
-		fds[n] = ss->ring_fds[rb->idx];
+		if (ss->bk_rings)
+			bk[n] = ss->bk_rings[i];
 		n++;
 	}
 	err = stream__init(s, t, rings, n, NULL, cfg->time_off, cfg->notify_fd);
@@ -67,7 +105,13 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 		return err;
 	snprintf(s->name, sizeof(s->name), "prec-rd/%u", (unsigned int)(t % 100000));
 	s->write_rounds = false;	/* data.N hold raw ring order; the merge adds rounds */
+	s->bk_rings = ss->bk_rings ? bk : NULL;
+	s->nr_files = ss->bk_rings ? 2 * n : n;
 	s->out_fds = fds;
+	s->next_fds = next;
+	streams__thread_fds(ss, s, ss->ring_fds, s->out_fds);
+	s->ack_fd = ss->ack_fd;
+	s->shared = cfg->shared;
 	s->writer_kind = cfg->writer_kind;
 	s->affinity = ss->layout->affinity[t];
 	s->node = ss->layout->node[t];
@@ -82,7 +126,8 @@ static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 				const struct streams_config *cfg, char *err, size_t errlen)
 {
 	struct ringbuf **grouped;
-	int *fds, t, ret, off = 0;
+	int *fds, t, ret, off = 0, foff = 0;
+	size_t nr = (size_t)ss->nr_rings + 1, nf = (size_t)ss->nr_files + 1;
 
 	ss->topo = topology__new();
 	if (!ss->topo) {
@@ -92,12 +137,16 @@ static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 	ret = layout__new(cfg->spec, ss->topo, evlist->cpus, &ss->layout, err, errlen);
 	if (ret)
 		return ret;
-	ret = streams__open_files(ss, cfg->dir, err, errlen);
+	ss->ring_fds = malloc(sizeof(int) * nf);
+	ss->ack_fd = eventfd(0, EFD_CLOEXEC);
+	if (!ss->ring_fds || ss->ack_fd < 0)
+		return -ENOMEM;
+	ret = streams__open_files(ss, cfg->dir, ss->ring_fds, err, errlen);
 	if (ret)
 		return ret;
 	ss->s = calloc((size_t)ss->layout->nr, sizeof(*ss->s));
-	grouped = calloc((size_t)ss->nr_rings + 1, sizeof(*grouped));
-	fds = calloc((size_t)ss->nr_rings + 1, sizeof(*fds));
+	grouped = calloc(2 * nr, sizeof(*grouped));	/* forward rings, then overwrite rings */
+	fds = calloc(2 * nf, sizeof(*fds));		/* current files, then the next ones */
 	if (!ss->s || !grouped || !fds) {
 		free(grouped);
 		free(fds);
@@ -106,13 +155,15 @@ static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 	/* Each thread gets a slice of the grouped arrays; freed through s[0]. */
 	for (t = 0; t < ss->layout->nr; t++) {
 		ss->s[t].ctl_fd = -1;
-		ret = streams__init_thread(ss, t, grouped + off, fds + off, cfg);
+		ret = streams__init_thread(ss, t, grouped + off, grouped + nr + off, fds + foff,
+					   fds + nf + foff, cfg);
 		ss->nr = t + 1;
 		if (ret) {
 			snprintf(err, errlen, "cannot set up streaming thread %d: %s", t, strerror(-ret));
 			return ret;
 		}
 		off += ss->s[t].nr_rings;
+		foff += ss->s[t].nr_files;
 	}
 	return 0;
 }
@@ -123,15 +174,26 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 	int i, ret;
 
 	memset(ss, 0, sizeof(*ss));
+	ss->ack_fd = -1;
 	ss->nr_rings = evlist->nr_rings;
-	ss->rings = calloc((size_t)ss->nr_rings + 1, sizeof(*ss->rings));
+	ss->nr_files = evlist->bk_rings ? 2 * ss->nr_rings : ss->nr_rings;
+	ss->rings = calloc(2 * ((size_t)ss->nr_rings + 1), sizeof(*ss->rings));
 	if (!ss->rings)
 		return -ENOMEM;
 	for (i = 0; i < ss->nr_rings; i++)
 		ss->rings[i] = &evlist->rings[i];
+	if (evlist->bk_rings) {
+		ss->bk_rings = ss->rings + ss->nr_rings + 1;
+		for (i = 0; i < ss->nr_rings; i++)
+			ss->bk_rings[i] = &evlist->bk_rings[i];
+	}
 
 	if (cfg->spec)
 		return streams__init_layout(ss, evlist, cfg, err, errlen);
+	if (ss->bk_rings) {
+		snprintf(err, errlen, "overwrite rings need the streaming threads' directory layout");
+		return -EINVAL;
+	}
 
 	ss->s = calloc(1, sizeof(*ss->s));
 	if (!ss->s)
@@ -185,16 +247,109 @@ void streams__exit(struct streams *ss)
 		free(ss->s[0].out_fds);
 	}
 	free(ss->s);
-	if (ss->ring_fds) {
-		for (i = 0; i < ss->nr_rings; i++)
-			if (ss->ring_fds[i] >= 0)
-				close(ss->ring_fds[i]);
-		free(ss->ring_fds);
-	}
+	streams__close_files(ss, ss->ring_fds);
+	free(ss->ring_fds);
+	if (ss->ack_fd >= 0)
+		close(ss->ack_fd);
 	free(ss->rings);
 	layout__delete(ss->layout);
 	topology__delete(ss->topo);
 	memset(ss, 0, sizeof(*ss));
+}
+
+static void streams__pause(struct streams *ss, bool pause)
+{
+	int i;
+
+	for (i = 0; ss->bk_rings && i < ss->nr_rings; i++) {
+		if (!ss->bk_rings[i]->base)
+			continue;
+		/* Only the fd is used: safe while the ring's thread runs. */
+		if (pause)
+			ringbuf__pause(ss->bk_rings[i]);
+		else
+			ringbuf__resume(ss->bk_rings[i]);
+	}
+}
+
+/* Wait for `asked` answers on ack_fd (eventfd: each read takes the sum so far). */
+static int streams__wait_acks(struct streams *ss, int asked)
+{
+	struct pollfd pfd = { .fd = ss->ack_fd, .events = POLLIN };
+	u64 v;
+
+	while (asked > 0) {
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (read(ss->ack_fd, &v, sizeof(v)) != sizeof(v))
+			return -errno;
+		asked -= (int)v;
+	}
+	return 0;
+}
+
+int streams__switch(struct streams *ss, const char *dir, bool snapshot, char *err, size_t errlen)
+{
+	int *next = NULL, i, ret, asked = 0, first = 0;
+
+	if (!ss->layout)
+		return -EINVAL;
+	next = malloc(sizeof(int) * ((size_t)ss->nr_files + 1));
+	if (!next)
+		return -ENOMEM;
+	ret = streams__open_files(ss, dir, next, err, errlen);
+	if (ret)
+		goto out_close;
+	for (i = 0; i < ss->nr; i++)
+		streams__thread_fds(ss, &ss->s[i], next, ss->s[i].next_fds);
+	/* Every ring stops before any is read: the snapshot ends at one moment. */
+	if (snapshot)
+		streams__pause(ss, true);
+	for (i = 0; i < ss->nr; i++) {
+		ret = stream__request_switch(&ss->s[i], snapshot);
+		if (ret > 0)
+			asked++;
+		else if (ret < 0 && !first)
+			first = ret;
+	}
+	ret = streams__wait_acks(ss, asked);
+	if (snapshot)
+		streams__pause(ss, false);
+	for (i = 0; i < ss->nr; i++) {
+		int e = __atomic_load_n(&ss->s[i].switch_error, __ATOMIC_RELAXED);
+
+		/* A thread that had exited before (-ESRCH) simply has nothing new. */
+		if (e && e != -ESRCH && !first)
+			first = e;
+	}
+	if (ret && !first)
+		first = ret;
+	/* The threads write next now; what they wrote before is complete. */
+	streams__close_files(ss, ss->ring_fds);
+	memcpy(ss->ring_fds, next, sizeof(int) * (size_t)ss->nr_files);
+	free(next);
+	if (first)
+		snprintf(err, errlen, "cannot switch to new files in '%s': %s", dir, strerror(-first));
+	return first;
+
+out_close:
+	streams__close_files(ss, next);
+	free(next);
+	return ret;
+}
+
+u64 streams__backward_pending(const struct streams *ss)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = 0; ss->bk_rings && i < ss->nr_rings; i++)
+		if (ss->bk_rings[i]->base)
+			n += ringbuf__backward_pending(ss->bk_rings[i]);
+	return n;
 }
 
 void streams__total(const struct streams *ss, struct stream_stats *t)
@@ -211,6 +366,9 @@ void streams__total(const struct streams *ss, struct stream_stats *t)
 		t->samples += s->samples;
 		t->lost_records += s->lost_records;
 		t->lost += s->lost;
+		t->paused_lost += s->paused_lost;
+		if (s->snapshots > t->snapshots)
+			t->snapshots = s->snapshots;
 		if (s->first_time && (!t->first_time || s->first_time < t->first_time))
 			t->first_time = s->first_time;
 		if (s->last_time > t->last_time)

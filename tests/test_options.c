@@ -528,6 +528,57 @@ static void test_writer_options(void **state)
 	assert_int_equal(p->opts.comp_level, 0);
 }
 
+/* The flight recorder: perf's spellings and tags (switch_output_setup()). */
+static void test_flight_recorder(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-a");
+	assert_ok(p);
+	assert_false(p->opts.overwrite);
+	assert_false(p->opts.switch_output);
+	assert_null(p->opts.control);
+	PARSE(p, "--overwrite", "--switch-output");
+	assert_ok(p);
+	assert_true(p->opts.overwrite);
+	assert_true(p->opts.switch_output);
+	assert_true(p->opts.switch_signal);
+	PARSE(p, "--switch-output=signal", "--switch-max-files=3");
+	assert_ok(p);
+	assert_true(p->opts.switch_signal);
+	assert_int_equal(p->opts.switch_max_files, 3);
+	PARSE(p, "--switch-output=100M");
+	assert_ok(p);
+	assert_false(p->opts.switch_signal);
+	assert_int_equal(p->opts.switch_size, 100ULL << 20);
+	PARSE(p, "--switch-output=3B");
+	assert_ok(p);
+	assert_int_equal(p->opts.switch_size, 3);
+	PARSE(p, "--switch-output=2G");
+	assert_ok(p);
+	assert_int_equal(p->opts.switch_size, 2ULL << 30);
+	PARSE(p, "--switch-output=30s");
+	assert_ok(p);
+	assert_int_equal(p->opts.switch_secs, 30);
+	assert_int_equal(p->opts.switch_size, 0);
+	PARSE(p, "--switch-output=2m");
+	assert_ok(p);
+	assert_int_equal(p->opts.switch_secs, 120);
+	PARSE(p, "--switch-output=1h", "--switch-output=1d");
+	assert_ok(p);
+	assert_int_equal(p->opts.switch_secs, 86400);
+	PARSE(p, "--switch-output=1M", "--no-switch-output");
+	assert_ok(p);
+	assert_false(p->opts.switch_output);
+	assert_int_equal(p->opts.switch_size, 0);
+	PARSE(p, "--control=fifo:/tmp/ctl,/tmp/ack", "--control", "fd:3");
+	assert_ok(p);
+	assert_string_equal(p->opts.control, "fd:3");
+	PARSE(p, "--overwrite", "--no-overwrite", "--no-threads");
+	assert_ok(p);
+	assert_false(p->opts.overwrite);
+}
+
 static void test_synth_and_synthesis(void **state)
 {
 	static const struct {
@@ -864,8 +915,18 @@ static const struct bad_case bad_cases[] = {
 	{ { "--mmap-flush=3X" }, "invalid value '3X' for --mmap-flush" },
 	{ { "-ga", "-N" }, "'-N/--no-buildid-cache' is not supported" },
 	{ { "--no-bpf-event" }, "'--no-bpf-event' is not supported" },
-	{ { "--overwrite" }, "'--overwrite' is not supported" },
-	{ { "--switch-output=1M" }, "'--switch-output' is not supported" },
+	{ { "--switch-output=12" }, "invalid value '12' for --switch-output" },
+	{ { "--switch-output=1x" }, "'1x'" },
+	{ { "--switch-output=0s" }, "'0s'" },
+	{ { "--switch-output=0M" }, "'0M'" },
+	{ { "--switch-output=sig" }, "'sig'" },
+	{ { "--switch-output=-1s" }, "'-1s'" },
+	{ { "--switch-max-files=-1" }, "'-1' for --switch-max-files" },
+	{ { "--switch-max-files" }, "requires a value" },
+	{ { "--control=pipe:x" }, "'pipe:x' for --control" },
+	{ { "--overwrite", "--no-threads" }, "--overwrite needs the streaming threads; drop --no-threads" },
+	{ { "--switch-output", "--no-threads" }, "--switch-output needs the streaming threads" },
+	{ { "--switch-output-event=x" }, "'--switch-output-event' is not supported" },
 	{ { "--sw" }, "option '--sw' is ambiguous" },
 	{ { "--no-build" }, "'--no-build' is ambiguous" },
 	{ { "--quiet=1" }, "'--quiet=1'" },
@@ -926,6 +987,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clockid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_realtime, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flight_recorder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_synth_and_synthesis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_targets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_split, setup, teardown),

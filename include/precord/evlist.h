@@ -39,6 +39,15 @@ struct evlist {
 	/* One ring per cpu index (per thread index when cpus is {-1}). */
 	struct ringbuf		*rings;
 	int			nr_rings;
+	/*
+	 * Overwrite rings, parallel to rings (same count and order), for the
+	 * evsels with attr.write_backward: mapped read-only, read only at a
+	 * snapshot. NULL when no evsel writes backward. The kernel refuses to
+	 * redirect events of both directions into one ring, so a CPU with both
+	 * has two rings; rings[i] is then left unmapped (base NULL) when no
+	 * evsel writes forward there.
+	 */
+	struct ringbuf		*bk_rings;
 
 	/*
 	 * Where the operations run: borrowed from the caller, who keeps the
@@ -151,10 +160,14 @@ int evlist__disable(struct evlist *evlist);
 /*
  * Map one ring of `pages` data pages per cpu (or thread) and redirect the
  * other fds into it with PERF_EVENT_IOC_SET_OUTPUT; with parallel_mmap,
- * each CPU's part on its worker.  On error everything is unmapped again.
+ * each CPU's part on its worker.  Evsels with attr.write_backward go into a
+ * second, read-only ring per cpu (bk_rings).  On error everything is
+ * unmapped again.
  */
 int evlist__mmap(struct evlist *evlist, unsigned int pages);
 void evlist__munmap(struct evlist *evlist);
+/* Some evsel has attr.write_backward (--overwrite): evlist__mmap makes bk_rings. */
+bool evlist__has_backward(const struct evlist *evlist);
 
 /* Bytes of the sample_id trailer on non-sample records (same for all evsels). */
 size_t evlist__id_hdr_size(const struct evlist *evlist);

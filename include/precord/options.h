@@ -67,6 +67,15 @@ struct record_opts {
 	int		aio;			/* --aio[=N]; 0 = write() */
 	unsigned int	mmap_flush;		/* --mmap-flush; 0 = default (1 byte) */
 
+	/* The flight recorder (Documentation/flight-recorder.md). */
+	bool		overwrite;		/* --overwrite: backward rings, read at snapshots */
+	bool		switch_output;		/* --switch-output[=...]: FILE.<timestamp> files */
+	bool		switch_signal;		/*   on SIGUSR2 (no value, or "signal") */
+	u64		switch_size;		/*   once a file holds this many bytes (N[BKMG]) */
+	unsigned int	switch_secs;		/*   every this many seconds (N[smhd]) */
+	int		switch_max_files;	/* --switch-max-files; 0 = keep every file */
+	const char	*control;		/* --control=fd:CTL[,ACK] | fifo:CTL[,ACK] */
+
 	bool		system_wide;		/* -a */
 	const char	*cpu_list;		/* -C */
 	const char	*pid_list;		/* -p */

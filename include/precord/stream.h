@@ -25,9 +25,44 @@ struct stream_stats {
 	u64	samples;
 	u64	lost_records;	/* PERF_RECORD_LOST seen */
 	u64	lost;		/* records the kernel dropped (sum of LOST.lost) */
+	u64	paused_lost;	/* records dropped while overwrite rings were paused */
+	u64	snapshots;	/* overwrite snapshots read */
 	u64	first_time;	/* earliest / latest sample time seen (0: none) */
 	u64	last_time;
 };
+
+/* What the main thread asks of a streaming thread (stream.cmd). */
+enum stream_cmd {
+	STREAM_CMD_NONE = 0,
+	STREAM_CMD_SWITCH,	/* drain, snapshot if asked, then write next_fds; ack */
+	STREAM_CMD_STOP,	/* final drain, exit */
+	STREAM_CMD_EXITED,	/* set by the thread as it exits: no more commands */
+};
+
+/*
+ * Shared by the threads of one recording for --switch-output=SIZE: the bytes
+ * they have written in all, and the total at which the current set of files
+ * is full. The thread whose ring read crosses it writes 1 to switch_fd (an
+ * eventfd the main thread polls) and holds its rings until the switch.
+ *
+ * switch_at packs the limit with the number of the file set it applies to
+ * (stream_switch_at()), so one atomic load tells a thread both: a thread
+ * that has already moved to the next files ignores the old limit until the
+ * main thread arms the new one. Both fields are atomics (relaxed: counts).
+ */
+struct stream_shared {
+	u64	bytes;
+	u64	switch_at;	/* stream_switch_at(set, bytes); 0: no size limit */
+	int	switch_fd;	/* -1: none */
+};
+
+#define STREAM_AT_BITS	48
+#define STREAM_AT_MASK	((1ULL << STREAM_AT_BITS) - 1)
+
+static inline u64 stream_switch_at(unsigned int set, u64 bytes)
+{
+	return ((u64)(set & 0xffff) << STREAM_AT_BITS) | (bytes & STREAM_AT_MASK);
+}
 
 struct stream {
 	/* I: set by stream__init(), read-only while the thread runs. */
@@ -44,11 +79,20 @@ struct stream {
 	int			node;		/* NUMA node to take memory from; -1: local policy */
 
 	/*
-	 * Per-ring output (a perf directory's data.N): out_fds[i] is ring i's
-	 * file, and ring_writers[i] its writer, opened by the thread itself so
-	 * its buffers come from the thread's node. NULL: every ring to writer.
+	 * Overwrite rings (--overwrite), bk_rings[i] on the CPU of rings[i]:
+	 * read only at a snapshot (stream__switch with snapshot) and at the
+	 * end, after the main thread paused them. NULL: none.
 	 */
-	int			*out_fds;
+	struct ringbuf		**bk_rings;
+
+	/*
+	 * Per-ring output (a perf directory's data.N): out_fds[i] is ring i's
+	 * file, out_fds[nr_rings + i] bk_rings[i]'s, and ring_writers[i] the
+	 * writer of out_fds[i], opened by the thread itself so its buffers
+	 * come from the thread's node. NULL: every ring to writer.
+	 */
+	int			*out_fds;	/* [nr_files] */
+	int			nr_files;	/* nr_rings, twice that with bk_rings */
 	struct writer		*ring_writers;	/* S: the thread's until stream__stop() */
 	enum writer_kind	writer_kind;
 	int			rt_error;	/* S: -errno when rt_prio could not be set */
@@ -61,9 +105,24 @@ struct stream {
 	struct zcomp		**zc;		/* one stream per file: [nr_rings] or [1] */
 	struct zcomp		*cur_zc;
 	bool			final;		/* the last pass: take every byte */
+	bool			held;		/* the file is full (SIZE): rings wait for a switch */
+	unsigned int		files_set;	/* switches so far: which set of files it writes */
 	u64			comp_in, comp_out;	/* bytes before and after zstd */
 
-	int			ctl_fd;		/* eventfd: main writes 1 to request the final drain */
+	/*
+	 * Commands. The main thread stores next_fds and snapshot, then cmd
+	 * (release; the thread's acquire load of cmd pairs with it), then
+	 * writes 1 to ctl_fd to wake a sleeping thread. After a SWITCH the
+	 * thread stores switch_error, sets cmd back to NONE and adds 1 to
+	 * ack_fd; the main thread reads both only after that ack.
+	 */
+	int			cmd;		/* enum stream_cmd, atomic */
+	int			*next_fds;	/* [nr_files]: the files after a SWITCH */
+	bool			snapshot;	/* SWITCH: read bk_rings first */
+	int			switch_error;	/* -errno of the last SWITCH, 0 */
+	int			ack_fd;		/* eventfd shared by the threads; -1: none */
+	struct stream_shared	*shared;	/* --switch-output=SIZE; NULL: none */
+	int			ctl_fd;		/* eventfd: wakes the thread to look at cmd */
 	pthread_t		thread;
 	bool			started;
 
@@ -79,6 +138,12 @@ int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings
 int stream__start(struct stream *s);
 /* Ask for the final drain, wait for the thread; returns its error (0 or -errno). */
 int stream__stop(struct stream *s);
+/*
+ * Ask a running thread to move to the files in next_fds (read the
+ * overwrite rings first when snapshot). Returns 1 when asked (an ack will
+ * come on ack_fd), 0 when the thread has already exited, -errno.
+ */
+int stream__request_switch(struct stream *s, bool snapshot);
 void stream__exit(struct stream *s);	/* after stop; accepts an unstarted stream */
 
 /* One pass over the rings on the calling thread; returns bytes moved or -errno. */

@@ -24,6 +24,7 @@ struct streams_config {
 	int			aio;		/* --aio: buffers in flight per data.N, 0: write() */
 	int			comp_level;	/* -z level, 0: off */
 	unsigned int		mmap_flush;	/* --mmap-flush bytes, 0/1: every byte */
+	struct stream_shared	*shared;	/* --switch-output=SIZE counter; NULL: none */
 };
 
 struct streams {
@@ -31,9 +32,12 @@ struct streams {
 	int			nr;
 	struct stream_layout	*layout;	/* NULL in one-file mode */
 	struct topology		*topo;
-	int			*ring_fds;	/* data.N of each ring, -1 in one-file mode */
+	int			*ring_fds;	/* [nr_files] data.N, -1 in one-file mode */
 	int			nr_rings;
-	struct ringbuf		**rings;	/* the evlist's rings, grouped by thread */
+	int			nr_files;	/* nr_rings; twice that with overwrite rings */
+	struct ringbuf		**rings;	/* the evlist's rings */
+	struct ringbuf		**bk_rings;	/* its overwrite rings; NULL: none */
+	int			ack_fd;		/* eventfd: the threads' answers to a switch */
 };
 
 /*
@@ -44,6 +48,19 @@ struct streams {
 int streams__init(struct streams *ss, struct evlist *evlist, const struct streams_config *cfg,
 		  char *err, size_t errlen);
 int streams__start(struct streams *ss);
+/*
+ * Move every thread to new data.N files in dir (directory mode only), so
+ * that the files written so far form a complete set: each thread first
+ * writes out what its rings hold. With snapshot, the overwrite rings are
+ * all paused before any thread reads them, read, then all resumed (the
+ * protocol of Documentation/flight-recorder.md). Returns when every
+ * running thread has answered: 0, or -errno with a one-line message (the
+ * first thread's error; that thread then stops and notifies).
+ */
+int streams__switch(struct streams *ss, const char *dir, bool snapshot, char *err, size_t errlen);
+/* Bytes the overwrite rings hold that the next snapshot would read (an upper bound). */
+u64 streams__backward_pending(const struct streams *ss);
+
 /* Final drain of every thread, then join. Returns the first thread error. */
 int streams__stop(struct streams *ss);
 void streams__exit(struct streams *ss);		/* accepts a zeroed struct */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_stream.c — a streaming thread's commands (stream.h): moving to new
+ * files (--switch-output), reading its overwrite rings at a snapshot, holding
+ * its rings while the file is full (--switch-output=SIZE), and a switch asked
+ * of a thread that already stopped. The rings are built by hand in memory,
+ * the test playing the kernel on the main thread while the streaming thread
+ * reads them; this test runs under TSan too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "precord/stream.h"
+
+#define RING_SIZE	4096
+#define REC_SIZE	64
+#define WAIT_MS		5000
+
+/* --- a fake kernel ------------------------------------------------------ */
+
+struct fake {
+	unsigned char			*mem;
+	struct perf_event_mmap_page	*pc;
+	unsigned char			*data;
+	struct ringbuf			rb;
+	bool				backward;
+};
+
+static void fake__init(struct fake *f, bool backward)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(f, 0, sizeof(*f));
+	f->mem = calloc(1, page + RING_SIZE);
+	assert_non_null(f->mem);
+	f->pc = (struct perf_event_mmap_page *)f->mem;
+	f->pc->data_offset = page;
+	f->pc->data_size = RING_SIZE;
+	f->data = f->mem + page;
+	f->backward = backward;
+	assert_int_equal(ringbuf__init_mem(&f->rb, f->mem, RING_SIZE), 0);
+}
+
+static void fake__exit(struct fake *f)
+{
+	ringbuf__munmap(&f->rb);
+	free(f->mem);
+}
+
+/*
+ * Records numbered first.., written as the kernel does: the bytes, then
+ * data_head with a release store (pairs with the reader's acquire load of
+ * data_head). Backward rings grow down.
+ */
+static void fake__put_many(struct fake *f, u32 first, u32 count)
+{
+	unsigned char rec[REC_SIZE] = { 0 };
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = REC_SIZE };
+	u64 head = __atomic_load_n(&f->pc->data_head, __ATOMIC_RELAXED);
+	u32 n;
+	size_t i;
+
+	memcpy(rec, &h, sizeof(h));
+	for (n = first; n < first + count; n++) {
+		if (f->backward)
+			head -= REC_SIZE;
+		memcpy(rec + sizeof(h), &n, sizeof(n));
+		for (i = 0; i < REC_SIZE; i++)
+			f->data[(head + i) & (RING_SIZE - 1)] = rec[i];
+		if (!f->backward)
+			head += REC_SIZE;
+	}
+	__atomic_store_n(&f->pc->data_head, head, __ATOMIC_RELEASE);
+}
+
+static void fake__put(struct fake *f, u32 n)
+{
+	fake__put_many(f, n, 1);
+}
+
+/* --- files -------------------------------------------------------------- */
+
+static int tmp_file(void)
+{
+	char path[] = "/tmp/precord-test-stream.XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	return fd;
+}
+
+static off_t file_size(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return st.st_size;
+}
+
+/* Wait until fd holds `size` bytes (the thread wakes every 250 ms at worst). */
+static void wait_size(int fd, off_t size)
+{
+	int ms;
+
+	for (ms = 0; ms < WAIT_MS && file_size(fd) < size; ms += 5)
+		usleep(5000);
+	assert_int_equal(file_size(fd), size);
+}
+
+/* The record numbers in fd, in file order. */
+static int read_numbers(int fd, u32 *nums, int max)
+{
+	unsigned char rec[REC_SIZE];
+	off_t off = 0;
+	int n = 0;
+
+	while (n < max && pread(fd, rec, sizeof(rec), off) == (ssize_t)sizeof(rec)) {
+		memcpy(&nums[n++], rec + sizeof(struct perf_event_header), sizeof(u32));
+		off += REC_SIZE;
+	}
+	return n;
+}
+
+static void assert_numbers(int fd, u32 first, int count)
+{
+	u32 nums[128];
+	int i, n = read_numbers(fd, nums, 128);
+
+	assert_int_equal(n, count);
+	for (i = 0; i < n; i++)
+		assert_int_equal(nums[i], first + (u32)i);
+}
+
+static void wait_acks(int ack_fd, u64 want)
+{
+	struct pollfd pfd = { .fd = ack_fd, .events = POLLIN };
+	u64 v, got = 0;
+
+	while (got < want) {
+		assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
+		assert_int_equal(read(ack_fd, &v, sizeof(v)), sizeof(v));
+		got += v;
+	}
+	assert_int_equal(got, want);
+}
+
+/* --- a streaming thread with one forward ring (and one backward ring) --- */
+
+struct fixture {
+	struct fake	fwd, bwd;
+	struct ringbuf	*rings[1], *bk[1];
+	int		fds[2], next[2];
+	struct stream	s;
+	int		ack_fd, notify_fd;
+};
+
+static void fixture__start(struct fixture *x, bool backward, struct stream_shared *shared)
+{
+	int i;
+
+	memset(x, 0, sizeof(*x));
+	fake__init(&x->fwd, false);
+	x->rings[0] = &x->fwd.rb;
+	if (backward) {
+		fake__init(&x->bwd, true);
+		x->bk[0] = &x->bwd.rb;
+	}
+	for (i = 0; i < 2; i++) {
+		x->fds[i] = tmp_file();
+		x->next[i] = tmp_file();
+	}
+	x->ack_fd = eventfd(0, EFD_CLOEXEC);
+	x->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(x->ack_fd >= 0 && x->notify_fd >= 0);
+	assert_int_equal(stream__init(&x->s, 0, x->rings, 1, NULL, 0, x->notify_fd), 0);
+	x->s.write_rounds = false;
+	x->s.writer_kind = WRITER_WRITE;
+	x->s.out_fds = x->fds;
+	x->s.next_fds = x->next;
+	x->s.nr_files = backward ? 2 : 1;
+	x->s.bk_rings = backward ? x->bk : NULL;
+	x->s.ack_fd = x->ack_fd;
+	x->s.shared = shared;
+	assert_int_equal(stream__start(&x->s), 0);
+}
+
+static void fixture__stop(struct fixture *x)
+{
+	int i;
+
+	stream__exit(&x->s);
+	for (i = 0; i < 2; i++) {
+		close(x->fds[i]);
+		close(x->next[i]);
+	}
+	close(x->ack_fd);
+	close(x->notify_fd);
+	fake__exit(&x->fwd);
+	if (x->bk[0])
+		fake__exit(&x->bwd);
+}
+
+/* Records before a switch end in the old file, records after it in the new one. */
+static void test_switch_moves_files(void **state)
+{
+	struct fixture x;
+	int old_fd, new_fd;
+	u32 i;
+
+	fixture__start(&x, false, NULL);
+	old_fd = x.fds[0];
+	new_fd = x.next[0];
+	for (i = 0; i < 10; i++)
+		fake__put(&x.fwd, i);
+	wait_size(old_fd, 10 * REC_SIZE);
+	/* Not read yet when the switch is asked: the switch drains them first. */
+	for (i = 10; i < 13; i++)
+		fake__put(&x.fwd, i);
+	assert_int_equal(stream__request_switch(&x.s, false), 1);
+	wait_acks(x.ack_fd, 1);
+	assert_int_equal(__atomic_load_n(&x.s.switch_error, __ATOMIC_RELAXED), 0);
+	assert_numbers(old_fd, 0, 13);
+	for (i = 13; i < 18; i++)
+		fake__put(&x.fwd, i);
+	assert_int_equal(stream__stop(&x.s), 0);
+	assert_numbers(old_fd, 0, 13);
+	assert_numbers(new_fd, 13, 5);
+	assert_int_equal(x.s.stats.bytes, 18 * REC_SIZE);
+	close(old_fd);
+	fixture__stop(&x);
+}
+
+/*
+ * A snapshot reads the overwrite ring oldest first into its file; the next
+ * one only what was written since; the final stop reads it once more.
+ */
+static void test_snapshot_reads_backward(void **state)
+{
+	struct fixture x;
+	int old_fwd, old_bwd;
+	u32 i;
+
+	fixture__start(&x, true, NULL);
+	old_fwd = x.fds[0];
+	old_bwd = x.fds[1];
+	/* 100 records of 64 bytes in a 4 KiB ring: only the newest 64 survive. */
+	for (i = 0; i < 100; i++)
+		fake__put(&x.bwd, i);
+	assert_int_equal(stream__request_switch(&x.s, true), 1);
+	wait_acks(x.ack_fd, 1);
+	assert_int_equal(__atomic_load_n(&x.s.switch_error, __ATOMIC_RELAXED), 0);
+	assert_numbers(old_bwd, 100 - RING_SIZE / REC_SIZE, RING_SIZE / REC_SIZE);
+	assert_int_equal(file_size(old_fwd), 0);
+	assert_int_equal(x.fds[1], x.next[1]);	/* the thread's slots name the new files */
+	for (i = 100; i < 110; i++)
+		fake__put(&x.bwd, i);
+	assert_int_equal(stream__stop(&x.s), 0);
+	assert_numbers(x.next[1], 100, 10);
+	assert_int_equal(x.s.stats.snapshots, 2);
+	close(old_fwd);
+	close(old_bwd);
+	assert_int_equal(x.s.stats.samples, RING_SIZE / REC_SIZE + 10);
+	fixture__stop(&x);
+}
+
+/*
+ * --switch-output=SIZE: the read that crosses the limit is written and
+ * reported on switch_fd; what comes after waits in the ring and goes to the
+ * next file.
+ */
+static void test_full_file_holds_rings(void **state)
+{
+	struct stream_shared sh = { .switch_at = stream_switch_at(0, 5 * REC_SIZE) };
+	struct fixture x;
+	struct pollfd pfd;
+	int old_fd;
+	u64 v;
+	u32 i;
+
+	sh.switch_fd = eventfd(0, EFD_CLOEXEC);
+	assert_true(sh.switch_fd >= 0);
+	fixture__start(&x, false, &sh);
+	old_fd = x.fds[0];
+	fake__put_many(&x.fwd, 0, 8);		/* published at once: one read takes all 8 */
+	pfd.fd = sh.switch_fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
+	assert_int_equal(read(sh.switch_fd, &v, sizeof(v)), sizeof(v));
+	assert_int_equal(v, 1);
+	wait_size(old_fd, 8 * REC_SIZE);	/* flushed when idle */
+	assert_numbers(old_fd, 0, 8);		/* one read: all 8 */
+	for (i = 8; i < 12; i++)
+		fake__put(&x.fwd, i);
+	usleep(300 * 1000);			/* past the thread's idle timeout */
+	assert_numbers(old_fd, 0, 8);		/* held: nothing more in the full file */
+	assert_int_equal(stream__request_switch(&x.s, false), 1);
+	wait_acks(x.ack_fd, 1);
+	/* Set 1 is not armed yet: the thread writes it freely. */
+	for (i = 12; i < 20; i++)
+		fake__put(&x.fwd, i);
+	wait_size(x.next[0], 12 * REC_SIZE);
+	assert_int_equal(stream__stop(&x.s), 0);
+	assert_numbers(old_fd, 0, 8);
+	assert_numbers(x.next[0], 8, 12);
+	close(old_fd);
+	assert_int_equal(__atomic_load_n(&sh.bytes, __ATOMIC_RELAXED), 20 * REC_SIZE);
+	fixture__stop(&x);
+	close(sh.switch_fd);
+}
+
+/* A thread that stopped on a write error takes no command and says so. */
+static void test_switch_after_exit(void **state)
+{
+	struct pollfd pfd;
+	struct fixture x;
+	int ro, old_fd;
+
+	fixture__start(&x, false, NULL);
+	assert_int_equal(stream__stop(&x.s), 0);
+	assert_int_equal(stream__request_switch(&x.s, false), 0);	/* not running */
+	fixture__stop(&x);
+
+	fixture__start(&x, false, NULL);
+	/* The next files: one the thread cannot write, so its next flush fails. */
+	ro = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(ro >= 0);
+	close(x.next[0]);
+	x.next[0] = ro;
+	old_fd = x.fds[0];
+	assert_int_equal(stream__request_switch(&x.s, false), 1);
+	wait_acks(x.ack_fd, 1);
+	assert_int_equal(x.fds[0], ro);		/* the thread's slots now name the new file */
+	close(old_fd);
+	x.fds[0] = -1;				/* ro is closed once, as next[0] */
+	fake__put(&x.fwd, 1);
+	pfd.fd = x.notify_fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);	/* stopped by itself */
+	assert_int_equal(stream__request_switch(&x.s, false), 0);
+	assert_int_equal(stream__stop(&x.s), -EBADF);
+	fixture__stop(&x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_switch_moves_files),
+		cmocka_unit_test(test_snapshot_reads_backward),
+		cmocka_unit_test(test_full_file_holds_rings),
+		cmocka_unit_test(test_switch_after_exit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
