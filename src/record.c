@@ -238,41 +238,6 @@ static void record__config_rate(struct record *rec, struct perf_event_attr *attr
 	attr->sample_type |= PERF_SAMPLE_PERIOD;
 }
 
-static int read_int_file(const char *path, int *val)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", val) == 1;
-	fclose(f);
-	return ok ? 0 : -EINVAL;
-}
-
-static long default_mmap_pages(void)
-{
-	long page = sysconf(_SC_PAGESIZE), pages;
-	int max_kb = 516;
-
-	if (read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &max_kb) == 0)
-		max_kb -= (int)(page / 1024);
-	else
-		max_kb = 512;
-	pages = (long)max_kb * 1024 / page;
-	while (pages & (pages - 1))
-		pages &= pages - 1;
-	return pages > 0 ? pages : 1;
-}
-
-/* Data bytes of each ring: -m, or perf's default from perf_event_mlock_kb. */
-static u64 record__ring_bytes(const struct record *rec)
-{
-	long pages = rec->opts.mmap_pages ? (long)rec->opts.mmap_pages : default_mmap_pages();
-
-	return (u64)pages * (u64)sysconf(_SC_PAGESIZE);
-}
-
 /*
  * One evsel's attr, as perf record sets it (evsel__config), plus what precord
  * forces on purpose: sample_id_all, TIME and IDENTIFIER on every event,
@@ -322,18 +287,8 @@ static void record__config_evsel(struct record *rec, struct evsel *evsel)
 		attr->clockid = o->clockid;
 	}
 	/* --overwrite: every event but the tracking dummy writes backward. */
-	if (o->overwrite && !dummy) {
+	if (o->overwrite && !dummy)
 		attr->write_backward = 1;
-	} else {
-		/*
-		 * Wake the streaming thread when a quarter of the ring is used,
-		 * not half (the kernel's default): at the highest rates a small
-		 * ring then still has three quarters free when the thread is
-		 * woken. Measured (-F max, dwarf 8 KiB, -m 8): loss 40% → 22%.
-		 */
-		attr->watermark = 1;
-		attr->wakeup_watermark = (u32)(record__ring_bytes(rec) / 4);
-	}
 	/* Forked workload, per task: enabled by the exec itself. */
 	if (!rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
 		attr->enable_on_exec = 1;
@@ -495,6 +450,18 @@ static bool workload__poll_exit(struct workload *wl)
 
 /* ---- opening ------------------------------------------------------------- */
 
+static int read_int_file(const char *path, int *val)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
 static int record__open(struct record *rec)
 {
 	struct evlist_open_error oerr;
@@ -515,9 +482,24 @@ static int record__open(struct record *rec)
 	return err;
 }
 
+static long default_mmap_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE), pages;
+	int max_kb = 516;
+
+	if (read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &max_kb) == 0)
+		max_kb -= (int)(page / 1024);
+	else
+		max_kb = 512;
+	pages = (long)max_kb * 1024 / page;
+	while (pages & (pages - 1))
+		pages &= pages - 1;
+	return pages > 0 ? pages : 1;
+}
+
 static int record__mmap(struct record *rec)
 {
-	long pages = (long)(record__ring_bytes(rec) / (u64)sysconf(_SC_PAGESIZE));
+	long pages = rec->opts.mmap_pages ? (long)rec->opts.mmap_pages : default_mmap_pages();
 	int err = evlist__mmap(rec->evlist, (unsigned int)pages);
 	int mlock_kb = 0;
 

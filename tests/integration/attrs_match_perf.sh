@@ -1,15 +1,13 @@
 #!/bin/bash
 # The same command line recorded by perf record and by precord gives the same
 # attrs in `perf evlist -v`, apart from what precord sets on purpose
-# (README, "Differences from perf record"): PERF_SAMPLE_IDENTIFIER,
-# build_id, and a wakeup watermark at a quarter of the ring on every
-# recording.
+# (README, "Differences from perf record"): PERF_SAMPLE_IDENTIFIER and
+# build_id on every recording.
 . "$(dirname "$0")/../lib.sh"
 ensure_tracefs
 
 normalize() {
 	sed -e 's/|IDENTIFIER//; s/IDENTIFIER|//; s/, build_id: 1//' \
-	    -e 's/, watermark: 1//; s/, { wakeup_events, wakeup_watermark }: [0-9]*//' \
 	    -e 's/sample_type: IP|TID|TIME|ID|CPU/sample_type: IP|TID|TIME|CPU/'
 }
 status=0
