@@ -154,31 +154,51 @@ static int parse_unsigned(const char *s, int base, unsigned long long max,
 
 /* ---- -m sizes (perf's parse_pages_arg) --------------------------------- */
 
-/* N[BKMG] in bytes; -EINVAL when there is no tag or it is malformed, -ERANGE on overflow. */
-static int parse_size_tag(const char *str, unsigned long long *bytes)
+struct tag_mult {
+	char			tag;
+	unsigned long long	mult;
+};
+
+/* perf's parse_tag_value() tables: sizes (-m, --switch-output) and times. */
+static const struct tag_mult size_tags[] = {
+	{ 'B', 1 }, { 'K', 1ULL << 10 }, { 'M', 1ULL << 20 }, { 'G', 1ULL << 30 }, { 0, 0 },
+};
+static const struct tag_mult time_tags[] = {
+	{ 's', 1 }, { 'm', 60 }, { 'h', 60 * 60 }, { 'd', 24 * 60 * 60 }, { 0, 0 },
+};
+
+/*
+ * A number followed by one of the tags, times the tag's multiplier. -EINVAL
+ * when there is no tag or the number is malformed, -ERANGE above max.
+ */
+static int parse_tagged(const char *str, const struct tag_mult *tags, unsigned long long max,
+			unsigned long long *val)
 {
-	static const struct { char tag; unsigned long long mult; } tags[] = {
-		{ 'B', 1 }, { 'K', 1ULL << 10 }, { 'M', 1ULL << 20 }, { 'G', 1ULL << 30 },
-	};
-	size_t len = strlen(str), i;
+	size_t len = strlen(str);
 	unsigned long long v;
 	char num[32];
 	int err;
 
 	if (len < 2 || len >= sizeof(num))
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(tags); i++) {
-		if (str[len - 1] != tags[i].tag)
+	for (; tags->tag; tags++) {
+		if (str[len - 1] != tags->tag)
 			continue;
 		memcpy(num, str, len - 1);
 		num[len - 1] = '\0';
-		err = parse_unsigned(num, 10, ULLONG_MAX / tags[i].mult, &v);
+		err = parse_unsigned(num, 10, max / tags->mult, &v);
 		if (err)
 			return err;
-		*bytes = v * tags[i].mult;
+		*val = v * tags->mult;
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/* N[BKMG] in bytes; -EINVAL when there is no tag or it is malformed, -ERANGE on overflow. */
+static int parse_size_tag(const char *str, unsigned long long *bytes)
+{
+	return parse_tagged(str, size_tags, ULLONG_MAX, bytes);
 }
 
 static unsigned long long roundup_pow2(unsigned long long n)
@@ -673,30 +693,6 @@ static int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
-/* N[smhd] in seconds, as perf's tags_time; -EINVAL without a tag. */
-static int parse_time_tag(const char *str, unsigned long long *secs)
-{
-	static const struct { char tag; unsigned long long mult; } tags[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 60 * 60 }, { 'd', 24 * 60 * 60 },
-	};
-	size_t len = strlen(str), i;
-	char num[32];
-
-	if (len < 2 || len >= sizeof(num))
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(tags); i++) {
-		if (str[len - 1] != tags[i].tag)
-			continue;
-		memcpy(num, str, len - 1);
-		num[len - 1] = '\0';
-		if (parse_unsigned(num, 10, UINT_MAX / tags[i].mult, secs))
-			return -EINVAL;
-		*secs *= tags[i].mult;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* --switch-output[=signal|SIZE|TIME]: perf's switch_output_setup(); no value is "signal". */
 static int opt_switch_output(struct parse_ctx *ctx, const struct opt_def *def,
 			     const char *arg, bool unset)
@@ -714,7 +710,7 @@ static int opt_switch_output(struct parse_ctx *ctx, const struct opt_def *def,
 		o->switch_signal = true;
 	else if (!parse_size_tag(arg, &v) && v)
 		o->switch_size = v;
-	else if (!parse_time_tag(arg, &v) && v)
+	else if (!parse_tagged(arg, time_tags, UINT_MAX, &v) && v)
 		o->switch_secs = (unsigned int)v;
 	else
 		return bad_value(ctx, def, arg,

@@ -1069,7 +1069,8 @@ static int record__start_streams(struct record *rec)
 		.aio = o->aio,
 		.comp_level = o->comp_level,
 		.mmap_flush = record__mmap_flush(rec),
-		.shared = &rec->shared,
+		/* Only --switch-output=SIZE needs the shared count (an atomic per ring read). */
+		.shared = o->switch_size ? &rec->shared : NULL,
 	};
 	char msg[256] = "";
 	int err, nfail, rt_err;

@@ -126,6 +126,13 @@ static bool stream__file_full(const struct stream *s)
 	return at && __atomic_load_n(&s->shared->bytes, __ATOMIC_RELAXED) >= at;
 }
 
+/* The next read's records go to file slot `slot`: its writer and zstd stream. */
+static void stream__aim(struct stream *s, int slot)
+{
+	s->cur = s->ring_writers ? &s->ring_writers[slot] : s->writer;
+	s->cur_zc = s->zc ? s->zc[s->ring_writers ? slot : 0] : NULL;
+}
+
 ssize_t stream__drain(struct stream *s)
 {
 	static const struct perf_event_header round = {
@@ -147,8 +154,7 @@ ssize_t stream__drain(struct stream *s)
 		/* --mmap-flush: leave a ring with less than that, except at the end. */
 		if (s->mmap_flush > 1 && !s->final && ringbuf__pending(rb) < s->mmap_flush)
 			continue;
-		s->cur = s->ring_writers ? &s->ring_writers[i] : s->writer;
-		s->cur_zc = s->zc ? s->zc[s->ring_writers ? i : 0] : NULL;
+		stream__aim(s, i);
 		n = ringbuf__read(rb, stream_sink, s);
 		if (n < 0)
 			return n;
@@ -186,8 +192,7 @@ static ssize_t stream__read_backward(struct stream *s)
 
 		if (!rb->base)
 			continue;
-		s->cur = &s->ring_writers[s->nr_rings + i];
-		s->cur_zc = s->zc ? s->zc[s->nr_rings + i] : NULL;
+		stream__aim(s, s->nr_rings + i);
 		n = ringbuf__read_backward(rb, stream_sink, s);
 		if (n < 0)
 			return n;

@@ -166,13 +166,17 @@ struct fixture {
 	int		fds[2], next[2];
 	struct stream	s;
 	int		ack_fd, notify_fd;
+	struct stream_shared sh;	/* --switch-output=SIZE, when a test uses it */
+	bool		live;		/* started and not stopped yet */
 };
 
 static void fixture__start(struct fixture *x, bool backward, struct stream_shared *shared)
 {
+	struct stream_shared sh = x->sh;
 	int i;
 
 	memset(x, 0, sizeof(*x));
+	x->sh = sh;
 	fake__init(&x->fwd, false);
 	x->rings[0] = &x->fwd.rb;
 	if (backward) {
@@ -195,13 +199,18 @@ static void fixture__start(struct fixture *x, bool backward, struct stream_share
 	x->s.bk_rings = backward ? x->bk : NULL;
 	x->s.ack_fd = x->ack_fd;
 	x->s.shared = shared;
+	x->live = true;
 	assert_int_equal(stream__start(&x->s), 0);
 }
 
+/* Also the teardown: a failed assertion leaves the thread running. */
 static void fixture__stop(struct fixture *x)
 {
 	int i;
 
+	if (!x->live)
+		return;
+	x->live = false;
 	stream__exit(&x->s);
 	for (i = 0; i < 2; i++) {
 		close(x->fds[i]);
@@ -217,31 +226,31 @@ static void fixture__stop(struct fixture *x)
 /* Records before a switch end in the old file, records after it in the new one. */
 static void test_switch_moves_files(void **state)
 {
-	struct fixture x;
+	struct fixture *x = *state;
 	int old_fd, new_fd;
 	u32 i;
 
-	fixture__start(&x, false, NULL);
-	old_fd = x.fds[0];
-	new_fd = x.next[0];
+	fixture__start(x, false, NULL);
+	old_fd = x->fds[0];
+	new_fd = x->next[0];
 	for (i = 0; i < 10; i++)
-		fake__put(&x.fwd, i);
+		fake__put(&x->fwd, i);
 	wait_size(old_fd, 10 * REC_SIZE);
 	/* Not read yet when the switch is asked: the switch drains them first. */
 	for (i = 10; i < 13; i++)
-		fake__put(&x.fwd, i);
-	assert_int_equal(stream__request_switch(&x.s, false), 1);
-	wait_acks(x.ack_fd, 1);
-	assert_int_equal(__atomic_load_n(&x.s.switch_error, __ATOMIC_RELAXED), 0);
+		fake__put(&x->fwd, i);
+	assert_int_equal(stream__request_switch(&x->s, false), 1);
+	wait_acks(x->ack_fd, 1);
+	assert_int_equal(__atomic_load_n(&x->s.switch_error, __ATOMIC_RELAXED), 0);
 	assert_numbers(old_fd, 0, 13);
 	for (i = 13; i < 18; i++)
-		fake__put(&x.fwd, i);
-	assert_int_equal(stream__stop(&x.s), 0);
+		fake__put(&x->fwd, i);
+	assert_int_equal(stream__stop(&x->s), 0);
 	assert_numbers(old_fd, 0, 13);
 	assert_numbers(new_fd, 13, 5);
-	assert_int_equal(x.s.stats.bytes, 18 * REC_SIZE);
+	assert_int_equal(x->s.stats.bytes, 18 * REC_SIZE);
 	close(old_fd);
-	fixture__stop(&x);
+	fixture__stop(x);
 }
 
 /*
@@ -250,31 +259,31 @@ static void test_switch_moves_files(void **state)
  */
 static void test_snapshot_reads_backward(void **state)
 {
-	struct fixture x;
+	struct fixture *x = *state;
 	int old_fwd, old_bwd;
 	u32 i;
 
-	fixture__start(&x, true, NULL);
-	old_fwd = x.fds[0];
-	old_bwd = x.fds[1];
+	fixture__start(x, true, NULL);
+	old_fwd = x->fds[0];
+	old_bwd = x->fds[1];
 	/* 100 records of 64 bytes in a 4 KiB ring: only the newest 64 survive. */
 	for (i = 0; i < 100; i++)
-		fake__put(&x.bwd, i);
-	assert_int_equal(stream__request_switch(&x.s, true), 1);
-	wait_acks(x.ack_fd, 1);
-	assert_int_equal(__atomic_load_n(&x.s.switch_error, __ATOMIC_RELAXED), 0);
+		fake__put(&x->bwd, i);
+	assert_int_equal(stream__request_switch(&x->s, true), 1);
+	wait_acks(x->ack_fd, 1);
+	assert_int_equal(__atomic_load_n(&x->s.switch_error, __ATOMIC_RELAXED), 0);
 	assert_numbers(old_bwd, 100 - RING_SIZE / REC_SIZE, RING_SIZE / REC_SIZE);
 	assert_int_equal(file_size(old_fwd), 0);
-	assert_int_equal(x.fds[1], x.next[1]);	/* the thread's slots name the new files */
+	assert_int_equal(x->fds[1], x->next[1]);	/* the thread's slots name the new files */
 	for (i = 100; i < 110; i++)
-		fake__put(&x.bwd, i);
-	assert_int_equal(stream__stop(&x.s), 0);
-	assert_numbers(x.next[1], 100, 10);
-	assert_int_equal(x.s.stats.snapshots, 2);
+		fake__put(&x->bwd, i);
+	assert_int_equal(stream__stop(&x->s), 0);
+	assert_numbers(x->next[1], 100, 10);
+	assert_int_equal(x->s.stats.snapshots, 2);
 	close(old_fwd);
 	close(old_bwd);
-	assert_int_equal(x.s.stats.samples, RING_SIZE / REC_SIZE + 10);
-	fixture__stop(&x);
+	assert_int_equal(x->s.stats.samples, RING_SIZE / REC_SIZE + 10);
+	fixture__stop(x);
 }
 
 /*
@@ -284,84 +293,105 @@ static void test_snapshot_reads_backward(void **state)
  */
 static void test_full_file_holds_rings(void **state)
 {
-	struct stream_shared sh = { .switch_at = stream_switch_at(0, 5 * REC_SIZE) };
-	struct fixture x;
+	struct fixture *x = *state;
 	struct pollfd pfd;
 	int old_fd;
 	u64 v;
 	u32 i;
 
-	sh.switch_fd = eventfd(0, EFD_CLOEXEC);
-	assert_true(sh.switch_fd >= 0);
-	fixture__start(&x, false, &sh);
-	old_fd = x.fds[0];
-	fake__put_many(&x.fwd, 0, 8);		/* published at once: one read takes all 8 */
-	pfd.fd = sh.switch_fd;
+	x->sh.switch_at = stream_switch_at(0, 5 * REC_SIZE);
+	x->sh.switch_fd = eventfd(0, EFD_CLOEXEC);
+	assert_true(x->sh.switch_fd >= 0);
+	fixture__start(x, false, &x->sh);
+	old_fd = x->fds[0];
+	fake__put_many(&x->fwd, 0, 8);		/* published at once: one read takes all 8 */
+	pfd.fd = x->sh.switch_fd;
 	pfd.events = POLLIN;
 	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
-	assert_int_equal(read(sh.switch_fd, &v, sizeof(v)), sizeof(v));
+	assert_int_equal(read(x->sh.switch_fd, &v, sizeof(v)), sizeof(v));
 	assert_int_equal(v, 1);
 	wait_size(old_fd, 8 * REC_SIZE);	/* flushed when idle */
 	assert_numbers(old_fd, 0, 8);		/* one read: all 8 */
 	for (i = 8; i < 12; i++)
-		fake__put(&x.fwd, i);
+		fake__put(&x->fwd, i);
 	usleep(300 * 1000);			/* past the thread's idle timeout */
 	assert_numbers(old_fd, 0, 8);		/* held: nothing more in the full file */
-	assert_int_equal(stream__request_switch(&x.s, false), 1);
-	wait_acks(x.ack_fd, 1);
+	assert_int_equal(stream__request_switch(&x->s, false), 1);
+	wait_acks(x->ack_fd, 1);
 	/* Set 1 is not armed yet: the thread writes it freely. */
 	for (i = 12; i < 20; i++)
-		fake__put(&x.fwd, i);
-	wait_size(x.next[0], 12 * REC_SIZE);
-	assert_int_equal(stream__stop(&x.s), 0);
+		fake__put(&x->fwd, i);
+	wait_size(x->next[0], 12 * REC_SIZE);
+	assert_int_equal(stream__stop(&x->s), 0);
 	assert_numbers(old_fd, 0, 8);
-	assert_numbers(x.next[0], 8, 12);
+	assert_numbers(x->next[0], 8, 12);
 	close(old_fd);
-	assert_int_equal(__atomic_load_n(&sh.bytes, __ATOMIC_RELAXED), 20 * REC_SIZE);
-	fixture__stop(&x);
-	close(sh.switch_fd);
+	assert_int_equal(__atomic_load_n(&x->sh.bytes, __ATOMIC_RELAXED), 20 * REC_SIZE);
+	fixture__stop(x);
 }
 
 /* A thread that stopped on a write error takes no command and says so. */
 static void test_switch_after_exit(void **state)
 {
 	struct pollfd pfd;
-	struct fixture x;
+	struct fixture *x = *state;
 	int ro, old_fd;
 
-	fixture__start(&x, false, NULL);
-	assert_int_equal(stream__stop(&x.s), 0);
-	assert_int_equal(stream__request_switch(&x.s, false), 0);	/* not running */
-	fixture__stop(&x);
+	fixture__start(x, false, NULL);
+	assert_int_equal(stream__stop(&x->s), 0);
+	assert_int_equal(stream__request_switch(&x->s, false), 0);	/* not running */
+	fixture__stop(x);
 
-	fixture__start(&x, false, NULL);
+	fixture__start(x, false, NULL);
 	/* The next files: one the thread cannot write, so its next flush fails. */
 	ro = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	assert_true(ro >= 0);
-	close(x.next[0]);
-	x.next[0] = ro;
-	old_fd = x.fds[0];
-	assert_int_equal(stream__request_switch(&x.s, false), 1);
-	wait_acks(x.ack_fd, 1);
-	assert_int_equal(x.fds[0], ro);		/* the thread's slots now name the new file */
+	close(x->next[0]);
+	x->next[0] = ro;
+	old_fd = x->fds[0];
+	assert_int_equal(stream__request_switch(&x->s, false), 1);
+	wait_acks(x->ack_fd, 1);
+	assert_int_equal(x->fds[0], ro);		/* the thread's slots now name the new file */
 	close(old_fd);
-	x.fds[0] = -1;				/* ro is closed once, as next[0] */
-	fake__put(&x.fwd, 1);
-	pfd.fd = x.notify_fd;
+	x->fds[0] = -1;				/* ro is closed once, as next[0] */
+	fake__put(&x->fwd, 1);
+	pfd.fd = x->notify_fd;
 	pfd.events = POLLIN;
 	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);	/* stopped by itself */
-	assert_int_equal(stream__request_switch(&x.s, false), 0);
-	assert_int_equal(stream__stop(&x.s), -EBADF);
-	fixture__stop(&x);
+	assert_int_equal(stream__request_switch(&x->s, false), 0);
+	assert_int_equal(stream__stop(&x->s), -EBADF);
+	fixture__stop(x);
+}
+
+static int setup(void **state)
+{
+	struct fixture *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	x->sh.switch_fd = -1;
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *x = *state;
+
+	fixture__stop(x);
+	if (x->sh.switch_fd >= 0)
+		close(x->sh.switch_fd);
+	free(x);
+	return 0;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_switch_moves_files),
-		cmocka_unit_test(test_snapshot_reads_backward),
-		cmocka_unit_test(test_full_file_holds_rings),
-		cmocka_unit_test(test_switch_after_exit),
+		cmocka_unit_test_setup_teardown(test_switch_moves_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_reads_backward, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_file_holds_rings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_after_exit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
