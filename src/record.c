@@ -1010,10 +1010,17 @@ static void record__print_summary(struct record *rec)
 		record__print_threads(rec);
 	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
 		(unsigned long long)s->wakeups);
-	if (s->paused_lost)
-		fprintf(stderr, "[ precord: %llu records were dropped while the overwrite rings "
-			"were paused for snapshots ]\n", (unsigned long long)s->paused_lost);
-	if (s->lost_records || rec->lost_samples) {
+	/*
+	 * An overwrite ring drops records only while it is paused for a
+	 * snapshot; the kernel's count is PERF_FORMAT_LOST (LOST_SAMPLES in the
+	 * last file) and the LOST records left out of the snapshots.
+	 */
+	if (rec->opts.overwrite && (s->paused_lost || rec->lost_samples))
+		fprintf(stderr, "[ precord: %llu samples were dropped while the rings were paused "
+			"for snapshots (the kernel writes nothing into a paused ring) ]\n",
+			(unsigned long long)(rec->lost_samples > s->paused_lost ?
+					     rec->lost_samples : s->paused_lost));
+	else if (s->lost_records || rec->lost_samples) {
 		u64 lost = rec->lost_samples > s->lost ? rec->lost_samples : s->lost;
 		double pct = 100.0 * (double)lost / (double)(lost + s->samples ? lost + s->samples : 1);
 
@@ -1028,7 +1035,7 @@ static void record__print_summary(struct record *rec)
 			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds);
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
-	if (s->lost_records || rec->lost_samples)
+	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)
 		record__print_loss(rec);
 }
 

@@ -177,9 +177,39 @@ ssize_t stream__drain(struct stream *s)
 }
 
 /*
+ * The sink of a snapshot: every record but PERF_RECORD_LOST. An overwrite
+ * ring drops records only while it is paused for a snapshot (it overwrites
+ * instead of dropping otherwise), and the LOST record that says so carries
+ * no sample; it is counted (stats.paused_lost, from the ring's counters)
+ * and left out, so the snapshot reads in perf without a loss warning.
+ */
+static int stream_sink_snapshot(void *ctx, const void *data, size_t size)
+{
+	const unsigned char *p = data, *end = p + size, *run = p;
+	int err;
+
+	while (p < end) {
+		const struct perf_event_header *h = (const void *)p;
+
+		if (h->type == PERF_RECORD_LOST) {
+			if (p > run) {
+				err = stream_sink(ctx, run, (size_t)(p - run));
+				if (err)
+					return err;
+			}
+			run = p + h->size;
+		}
+		p += h->size;
+	}
+	return end > run ? stream_sink(ctx, run, (size_t)(end - run)) : 0;
+}
+
+/*
  * A snapshot: each overwrite ring, paused by the main thread, from its
- * oldest whole record to its newest, into its own file. The LOST records
- * in them are what the kernel dropped during the previous pause.
+ * oldest whole record to its newest, into its own file; each ring resumes
+ * as soon as it has been read (the snapshot ends where the rings were
+ * paused; what comes after the resume belongs to the next one), so the
+ * kernel drops as little as it can.
  */
 static ssize_t stream__read_backward(struct stream *s)
 {
@@ -193,7 +223,9 @@ static ssize_t stream__read_backward(struct stream *s)
 		if (!rb->base)
 			continue;
 		stream__aim(s, s->nr_rings + i);
-		n = ringbuf__read_backward(rb, stream_sink, s);
+		n = ringbuf__read_backward(rb, stream_sink_snapshot, s);
+		if (rb->fd >= 0)
+			ringbuf__resume(rb);
 		if (n < 0)
 			return n;
 		total += n;

@@ -65,11 +65,11 @@ static void fake__exit(struct fake *f)
  * data_head with a release store (pairs with the reader's acquire load of
  * data_head). Backward rings grow down.
  */
-static void fake__put_many(struct fake *f, u32 first, u32 count)
+static void fake__put_type(struct fake *f, u32 type, u32 first, u32 count)
 {
 	unsigned char rec[REC_SIZE] = { 0 };
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = REC_SIZE };
-	u64 head = __atomic_load_n(&f->pc->data_head, __ATOMIC_RELAXED);
+	struct perf_event_header h = { .type = type, .size = REC_SIZE };
+	u64 head = __atomic_load_n(&f->pc->data_head, __ATOMIC_RELAXED), n64;
 	u32 n;
 	size_t i;
 
@@ -77,13 +77,26 @@ static void fake__put_many(struct fake *f, u32 first, u32 count)
 	for (n = first; n < first + count; n++) {
 		if (f->backward)
 			head -= REC_SIZE;
+		n64 = n;
 		memcpy(rec + sizeof(h), &n, sizeof(n));
+		memcpy(rec + 16, &n64, sizeof(n64));	/* a LOST record's `lost` */
 		for (i = 0; i < REC_SIZE; i++)
 			f->data[(head + i) & (RING_SIZE - 1)] = rec[i];
 		if (!f->backward)
 			head += REC_SIZE;
 	}
 	__atomic_store_n(&f->pc->data_head, head, __ATOMIC_RELEASE);
+}
+
+static void fake__put_many(struct fake *f, u32 first, u32 count)
+{
+	fake__put_type(f, PERF_RECORD_SAMPLE, first, count);
+}
+
+/* PERF_RECORD_LOST: id, then the count (n) where the kernel puts `lost`. */
+static void fake__put_lost(struct fake *f, u32 n)
+{
+	fake__put_type(f, PERF_RECORD_LOST, n, 1);
 }
 
 static void fake__put(struct fake *f, u32 n)
@@ -275,10 +288,13 @@ static void test_snapshot_reads_backward(void **state)
 	assert_numbers(old_bwd, 100 - RING_SIZE / REC_SIZE, RING_SIZE / REC_SIZE);
 	assert_int_equal(file_size(old_fwd), 0);
 	assert_int_equal(x->fds[1], x->next[1]);	/* the thread's slots name the new files */
+	/* As after a resume: the count of what the pause dropped, then records. */
+	fake__put_lost(&x->bwd, 7);
 	for (i = 100; i < 110; i++)
 		fake__put(&x->bwd, i);
 	assert_int_equal(stream__stop(&x->s), 0);
-	assert_numbers(x->next[1], 100, 10);
+	assert_numbers(x->next[1], 100, 10);	/* the LOST record is left out */
+	assert_int_equal(x->s.stats.paused_lost, 7);
 	assert_int_equal(x->s.stats.snapshots, 2);
 	close(old_fwd);
 	close(old_bwd);
