@@ -549,20 +549,31 @@ int stream__start(struct stream *s)
 			CPU_FREE(set);
 		}
 	}
+	/*
+	 * Real-time from birth, so the threads it starts (an --aio writer)
+	 * inherit the priority; where that is refused, at normal priority.
+	 */
+	if (s->rt_prio > 0) {
+		struct sched_param sp = { .sched_priority = s->rt_prio };
+
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = -pthread_create(&s->thread, &attr, stream__thread, s);
+	if (err == -EPERM && s->rt_prio > 0) {
+		s->rt_error = err;
+		pthread_attr_setinheritsched(&attr, PTHREAD_INHERIT_SCHED);
+		err = -pthread_create(&s->thread, &attr, stream__thread, s);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (err)
 		return err;
 	s->started = true;
 	pthread_setname_np(s->thread, s->name);
-	if (s->rt_prio > 0) {
-		struct sched_param sp = { .sched_priority = s->rt_prio };
-
-		s->rt_error = -pthread_setschedparam(s->thread, SCHED_FIFO, &sp);
-	}
 	return 0;
 }
 
