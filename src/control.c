@@ -168,14 +168,14 @@ static int control__open_fifo(const char *path, const char *what,
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		return control_error(err, errlen, ret, "Failed to open '%s' (%s): %s%s",
+		return control_error(err, errlen, ret, "--control: cannot open '%s' (%s): %s%s",
 				     path, what, strerror(-ret),
 				     ret == -ENOENT ? " (create it with mkfifo)" : "");
 	}
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		close(fd);
-		return control_error(err, errlen, ret, "Failed to stat '%s' (%s): %s",
+		return control_error(err, errlen, ret, "--control: cannot stat '%s' (%s): %s",
 				     path, what, strerror(-ret));
 	}
 	if (!S_ISFIFO(st.st_mode)) {

@@ -1641,7 +1641,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	rec.threaded = !rec.opts.no_threads;
 	control__init(&rec.ctl);
 	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {
-		fprintf(stderr, "precord: --control: %s\n", msg);
+		fprintf(stderr, "precord: %s\n", msg);
 		record_opts__exit(&rec.opts);
 		return EXIT_USAGE;
 	}

@@ -191,7 +191,7 @@ static void test_fifo_spec_errors(void **state)
 	expect_bad_spec(spec, -ENOENT, "mkfifo");
 	/* A good ctl and a missing ack: the ctl fd is not left open. */
 	snprintf(spec, sizeof(spec), "fifo:%s,%s/nonexistent", d.ctl, d.dir);
-	expect_bad_spec(spec, -ENOENT, "Failed to open");
+	expect_bad_spec(spec, -ENOENT, "--control: cannot open");
 	snprintf(file, sizeof(file), "%s/plain", d.dir);
 	fd = open(file, O_CREAT | O_WRONLY, 0600);
 	assert_true(fd >= 0);

@@ -40,6 +40,18 @@ one_line "dead pid"
 expect_error "command not found" 127 "cannot run 'no-such-command-xyz'" -- -o "$T/nx.data" -- no-such-command-xyz
 opens_in_perf "$T/nx.data" "command not found"
 
+# The flight recorder's options: usage errors, one line each, nothing written.
+expect_error "bad --switch-output" 129 "invalid value '12' for --switch-output" -- --switch-output=12 -o "$T/so.data" -- true
+one_line "bad --switch-output"
+expect_error "missing control fifo" 129 "^precord: --control: cannot open '$T/no-fifo'" -- --control=fifo:"$T/no-fifo" -o "$T/cf.data" -- true
+one_line "missing control fifo"
+touch "$T/not-a-fifo"
+expect_error "control path not a fifo" 129 "not a FIFO" -- --control=fifo:"$T/not-a-fifo" -o "$T/cf.data" -- true
+expect_error "control fd not open" 129 "^precord: --control: " -- --control=fd:57 -o "$T/cf.data" -- true
+expect_error "overwrite without threads" 129 "drop --no-threads" -- --overwrite --no-threads -o "$T/ow.data" -- true
+[ ! -e "$T/so.data" ] && [ ! -e "$T/cf.data" ] && [ ! -e "$T/ow.data" ] ||
+	fail "a usage error left an output behind"
+
 expect_error "missing directory" nonzero "cannot create '$T/no/such/dir/perf.data" -- -o "$T/no/such/dir/perf.data" -- true
 one_line "missing directory"
 
