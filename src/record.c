@@ -1303,7 +1303,10 @@ static int record__switch(struct record *rec)
 	rec->out_fd = open(rec->data_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	err = rec->out_fd < 0 ? -errno : record__begin_data(rec);
 	if (err) {
+		/* The finished file is kept all the same (as a directory if the disk is full). */
 		rec->write_error = err;
+		if (!record__finish_dir(rec, done, target))
+			record__keep_output(rec, target);
 		return err;
 	}
 	record__arm_size(rec);
@@ -1688,8 +1691,11 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		int ferr = record__finish_output(&rec);
 
 		if (ferr)
-			fprintf(stderr, "precord: cannot finish '%s': %s\n", rec.data_path,
-				strerror(-ferr));
+			fprintf(stderr, "precord: cannot finish '%s': %s%s%s%s\n", rec.data_path,
+				strerror(-ferr),
+				rec.threaded ? "; free space, then turn it into a perf.data with "
+					       "'precord merge " : "",
+				rec.threaded ? rec.staging : "", rec.threaded ? "'" : "");
 		else if (rec.threaded)
 			ferr = record__finish_last(&rec);
 		if (!ferr && rec.opts.switch_output)

@@ -85,6 +85,25 @@ else
 	note "full disk: skipped (cannot mount tmpfs)"
 fi
 
+# A full disk under --switch-output: every piece announced before and at the
+# end is kept (merged, or as a directory) and opens in perf.
+mkdir -p "$T/fullsw"
+if mount -t tmpfs -o size=1m none "$T/fullsw" 2>/dev/null; then
+	dd if=/dev/zero of="$T/fullsw/filler" bs=1k count=500 status=none 2>/dev/null
+	"$PRECORD" -a -F 4000 -g --switch-output=100K -o "$T/fullsw/p.data" -- \
+		"$MATMUL" -t 2 -n 400 -r 60 >/dev/null 2>"$T/err"
+	st=$?
+	grep -q "No space left on device" "$T/err" || { cat "$T/err"; umount "$T/fullsw"; fail "full disk, switch: no ENOSPC message"; }
+	cp -r "$T/fullsw" "$T/fullsw.copy"; umount "$T/fullsw"
+	[ $st -ne 0 ] || fail "full disk, switch: exit status 0"
+	pieces=$(sed -n 's/^\[ precord: Dump .*\/\(p\.data\.[0-9]*\) \]$/\1/p' "$T/err")
+	[ -n "$pieces" ] || { cat "$T/err"; fail "full disk, switch: no piece announced"; }
+	for p in $pieces; do
+		opens_in_perf "$T/fullsw.copy/$p" "full disk, switch"
+	done
+	note "full disk, switch: $(echo $pieces | wc -w) pieces kept and read"
+fi
+
 # SIGINT and SIGTERM during a system-wide recording finish the file.
 for sig in INT TERM; do
 	"$PRECORD" -a -o "$T/sig.data" -- sleep 30 >/dev/null 2>"$T/err" &
