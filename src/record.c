@@ -1303,23 +1303,20 @@ static int record__switch(struct record *rec)
 	rec->out_fd = open(rec->data_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	err = rec->out_fd < 0 ? -errno : record__begin_data(rec);
 	if (err) {
-		/* The finished file is kept all the same (as a directory if the disk is full). */
-		rec->write_error = err;
-		if (!record__finish_dir(rec, done, target))
-			record__keep_output(rec, target);
-		return err;
+		rec->write_error = err;		/* the recording ends after this file */
+	} else {
+		record__arm_size(rec);
+		if (rec->opts.switch_secs) {
+			/* One file per period: the next deadline from the last, not from now. */
+			rec->next_switch_ms += 1000ULL * rec->opts.switch_secs;
+			if (rec->next_switch_ms <= now_ms())
+				rec->next_switch_ms = now_ms() + 1000ULL * rec->opts.switch_secs;
+		}
 	}
-	record__arm_size(rec);
-	if (rec->opts.switch_secs) {
-		/* One file per period: the next deadline from the last, not from now. */
-		rec->next_switch_ms += 1000ULL * rec->opts.switch_secs;
-		if (rec->next_switch_ms <= now_ms())
-			rec->next_switch_ms = now_ms() + 1000ULL * rec->opts.switch_secs;
-	}
-	err = record__finish_dir(rec, done, target);
-	if (!err)
+	/* A merge that fails keeps the directory (also on a full disk): nothing is lost. */
+	if (!record__finish_dir(rec, done, target))
 		record__keep_output(rec, target);
-	return 0;	/* a merge that failed kept the directory: go on recording */
+	return err;
 }
 
 /* --switch-output=SIZE with --overwrite: what the next snapshot would hold. */

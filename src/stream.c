@@ -86,12 +86,6 @@ static int stream_sink(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-/*
- * --switch-output=SIZE: the ring read that fills the current file tells the
- * main thread; from then on the thread holds what its rings have (the
- * kernel keeps it) until the switch, so no file exceeds SIZE by more than
- * that one read, at most a ring.
- */
 /* The byte count at which this thread's current files are full; 0: no limit (yet). */
 static u64 stream__limit(const struct stream *s)
 {
@@ -102,6 +96,12 @@ static u64 stream__limit(const struct stream *s)
 	return v & STREAM_AT_MASK;
 }
 
+/*
+ * --switch-output=SIZE: the ring read that fills the current file tells the
+ * main thread; from then on the thread holds what its rings have (the
+ * kernel keeps it) until the switch, so no file exceeds SIZE by more than
+ * that one read, at most a ring.
+ */
 static void stream__count_shared(struct stream *s, u64 n)
 {
 	struct stream_shared *sh = s->shared;

@@ -249,7 +249,8 @@ void streams__exit(struct streams *ss)
 	free(ss->s);
 	streams__close_files(ss, ss->ring_fds);
 	free(ss->ring_fds);
-	if (ss->ack_fd >= 0)
+	/* Only directory mode has one (a zeroed struct's 0 is not ours). */
+	if (ss->layout && ss->ack_fd >= 0)
 		close(ss->ack_fd);
 	free(ss->rings);
 	layout__delete(ss->layout);
