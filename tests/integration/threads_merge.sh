@@ -64,4 +64,33 @@ kill -INT $pid; wait $pid; st=$?
 perf report --stats -i "$T/i.data" >/dev/null 2>"$T/i.err" || { cat "$T/i.err"; fail "SIGINT: perf cannot read the file"; }
 [ ! -e "$T/i.data.staging" ] || fail "SIGINT: the staging directory was left behind"
 note "SIGINT: $(samples_of "$T/i.sum") samples, file reads"
+
+# 5. Real time: the streaming threads, and the --aio writer threads they
+# start, run at SCHED_FIFO 10; with --no-realtime at normal priority.
+policies() {	# PID: "comm policy priority" for each streaming and writer thread
+	local t
+	for t in /proc/"$1"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		prec-rd*|prec-aio*)
+			echo "$(cat "$t/comm") $(chrt -p "${t##*/}" | sed -n 's/.*policy: //p' | head -1)" \
+			     "$(chrt -p "${t##*/}" | sed -n 's/.*priority: //p')" ;;
+		esac
+	done
+}
+for mode in realtime no-realtime; do
+	extra=(); [ $mode = no-realtime ] && extra=(--no-realtime)
+	"$PRECORD" -q --aio "${extra[@]}" -a -o "$T/rt.data" -- sleep 2 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	policies $pid >"$T/rt.pol"
+	wait $pid
+	grep -q '^prec-rd' "$T/rt.pol" && grep -q '^prec-aio' "$T/rt.pol" ||
+		{ cat "$T/rt.pol"; fail "$mode: no streaming or writer thread seen"; }
+	if [ $mode = realtime ]; then
+		! grep -v 'SCHED_FIFO 10$' "$T/rt.pol" || fail "realtime: a thread is not at SCHED_FIFO 10"
+	else
+		! grep -v 'SCHED_OTHER 0$' "$T/rt.pol" || fail "no-realtime: a thread is not at SCHED_OTHER"
+	fi
+	note "$mode: $(tr '\n' ';' <"$T/rt.pol")"
+done
 exit 0
