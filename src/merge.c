@@ -29,8 +29,8 @@
  *
  * FINISHED_ROUND: perf flushes at a marker every queued record up to the
  * newest time seen before the previous marker, and counts a record older
- * than what it flushed "out of order". A marker goes out before the first
- * record past round_bytes of kernel records since the last one. Inversions
+ * than what it flushed "out of order". A marker goes out before the record
+ * that reaches or crosses each multiple of round_bytes of kernel records. Inversions
  * the windows absorb leave the output sorted; a record later than that (its
  * ring held it back by more than MERGE_WINDOW records) is still in order
  * for perf as long as it is late by less than round_bytes of output, since
@@ -50,12 +50,18 @@
  * stays bounded however large the files. Records a stream keeps in its
  * window point into the mapping; records decompressed from COMPRESSED ones
  * (perf -z: one zstd stream per file) are copied into the stream's arena,
- * which moves only what the window still needs. Output goes through the
- * writer (WRITER_WRITE, MERGE_WRITE_BUF staging, pwrite), runs of records
- * adjacent in one mapping in one call. With comp_level > 0 the kernel
+ * which moves only what the window still needs. Output: runs of records
+ * (adjacent records of one mapping join) are gathered as iovecs and written
+ * with one pwritev() per MERGE_IOV runs, so the only copy is the kernel's,
+ * from the input pages into the output's. With comp_level > 0 the kernel
  * records are compressed into one stream (ZCOMP_MMAP_LEN of whole records
  * per flush, HEADER_COMPRESSED.mmap_len accordingly); FINISHED_ROUNDs stay
  * plain, between COMPRESSED records, as perf writes them.
+ *
+ * In parallel: with several CPUs and enough records, the kernel records are
+ * split by time into one part per CPU, merged at once into ranges of the
+ * output computed beforehand ("the merge in parallel" below); the file
+ * differs from the one-thread merge's only in where the FINISHED_ROUNDs fall.
  *
  * What reached the disk is what is merged: a file that ends inside a record
  * (a recording killed with SIGKILL) or holds a record header with size < 8
@@ -66,13 +72,17 @@
  * AUX area data (PERF_RECORD_AUXTRACE, whose payload lies outside
  * header.size, and HEADER_AUXTRACE's file offsets) is refused.
  *
- * Runs on the calling thread; everything hangs off a struct merge that lives
- * for one merge__dir() call.
+ * Everything hangs off a struct merge that lives for one merge__dir() call;
+ * each part of a parallel merge gets a copy with streams, heap and writer
+ * of its own, and shares the rest read-only.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -81,6 +91,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 
 #include "precord/merge.h"
@@ -91,6 +102,8 @@
 #define MERGE_ROUND_BYTES	(4ULL << 20)	/* default FINISHED_ROUND spacing */
 #define MERGE_WINDOW		64		/* records a stream holds to undo inversions */
 #define MERGE_WRITE_BUF		(4 << 20)	/* the writer's staging buffer */
+#define MERGE_IOV		1024		/* runs written by one pwritev() */
+#define MERGE_COPY_BUF		(1 << 20)	/* pending records that may move */
 #define MERGE_RELEASE_STEP	(8ULL << 20)	/* give consumed input back this often */
 #define MERGE_ARENA_SIZE	(1 << 20)	/* first size of a stream's decompressed arena */
 #define MERGE_DIR_VERSION	1		/* HEADER_DIR_FORMAT of data.N directories */
@@ -167,13 +180,15 @@ struct merge {
 	/* output */
 	int			fd;
 	struct writer		w;
-	const u8		*run;		/* records adjacent in a mapping, not written yet */
-	size_t			run_len;
+	struct iovec		*iov;		/* pending output, MERGE_IOV runs */
+	int			nr_iov;
+	u8			*copy;		/* MERGE_COPY_BUF: pending bytes that may move */
+	size_t			copy_len;
 	struct zcomp		*zc;
 	u8			*chunk;		/* kernel records waiting to be compressed */
 	size_t			chunk_len;
 	u64			round_bytes;
-	u64			round_pending;	/* bytes since the last FINISHED_ROUND */
+	u64			round_pos;	/* kernel records written, in bytes */
 };
 
 static u64 load_u64(const u8 *p)
@@ -608,38 +623,64 @@ static void mstream__exit(struct mstream *s)
 
 /* ---- output ---- */
 
+/*
+ * Pending output: runs of records, in order, each a pointer into a file
+ * mapping (nothing copied; adjacent records join one run) or into m->copy
+ * (what may move: an arena, the stack). Written with one pwritev() per
+ * MERGE_IOV runs or a full m->copy, so the kernel copies from the input
+ * pages into the output's, and nothing is copied in user space.
+ */
 static int merge__flush_run(struct merge *m)
 {
 	int err = 0;
 
-	if (m->run_len)
-		err = writer__write(&m->w, m->run, m->run_len);
-	m->run = NULL;
-	m->run_len = 0;
+	if (m->nr_iov)
+		err = writer__writev(&m->w, m->iov, m->nr_iov);
+	m->nr_iov = 0;
+	m->copy_len = 0;
 	return err;
 }
 
-/* Bytes that stay mapped until the end (a file mapping): joined to the run if adjacent. */
+static int merge__append(struct merge *m, const u8 *p, size_t len)
+{
+	struct iovec *last = m->nr_iov ? &m->iov[m->nr_iov - 1] : NULL;
+	int err;
+
+	if (last && (const u8 *)last->iov_base + last->iov_len == p) {
+		last->iov_len += len;
+		return 0;
+	}
+	if (m->nr_iov == MERGE_IOV) {
+		err = merge__flush_run(m);
+		if (err)
+			return err;
+	}
+	m->iov[m->nr_iov++] = (struct iovec){ (void *)p, len };
+	return 0;
+}
+
+/* Bytes that stay mapped until they are written (merge__release() flushes first). */
 static int merge__put_mapped(struct merge *m, const u8 *p, size_t len)
+{
+	return merge__append(m, p, len);
+}
+
+/* Bytes that may move (an arena, the stack): copied into m->copy. */
+static int merge__put_copy(struct merge *m, const void *p, size_t len)
 {
 	int err;
 
-	if (m->run && m->run + m->run_len == p) {
-		m->run_len += len;
-		return 0;
+	if (len > MERGE_COPY_BUF - m->copy_len) {
+		err = merge__flush_run(m);
+		if (err)
+			return err;
+		if (len > MERGE_COPY_BUF)
+			return writer__write(&m->w, p, len);
 	}
-	err = merge__flush_run(m);
-	m->run = p;
-	m->run_len = len;
+	memcpy(m->copy + m->copy_len, p, len);
+	err = merge__append(m, m->copy + m->copy_len, len);
+	m->copy_len += len;
 	return err;
-}
-
-/* Write bytes that may move (an arena, the stack): at once. */
-static int merge__put_copy(struct merge *m, const void *p, size_t len)
-{
-	int err = merge__flush_run(m);
-
-	return err ? err : writer__write(&m->w, p, len);
 }
 
 static int merge__emit_compressed(void *ctx, const void *record, size_t size)
@@ -723,22 +764,29 @@ static int merge__write_round(struct merge *m)
 
 	if (!err)
 		err = merge__put_copy(m, &round, sizeof(round));
-	m->round_pending = 0;
 	m->stats->rounds++;
 	return err;
 }
 
+/*
+ * A FINISHED_ROUND goes before the record that reaches or crosses the next
+ * multiple of round_bytes of kernel records. The rule depends only on the
+ * records' sizes, so a run of records whose size is known gets a known
+ * number of markers: floor(size / round_bytes) when no record is as long as
+ * round_bytes (the parallel merge places its parts by it).
+ */
 static int merge__put_kernel(struct merge *m, const struct mstream *s, const struct wrec *r)
 {
 	int err = 0;
 
-	if (m->round_pending >= m->round_bytes)
+	if (m->round_pos && m->round_pos / m->round_bytes !=
+	    (m->round_pos + r->size) / m->round_bytes)
 		err = merge__write_round(m);
 	if (!err)
 		err = merge__put(m, s, r, m->zc != NULL);
 	if (err)
 		return err;
-	m->round_pending += r->size;
+	m->round_pos += r->size;
 	m->stats->records++;
 	merge__count(m, wrec__data(s, r), r->time);
 	return 0;
@@ -850,6 +898,499 @@ static int merge__kernel_records(struct merge *m)
 			return err;
 	}
 	return 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the merge in parallel: parts split at a time ---- */
+
+/*
+ * The kernel records split by time into parts, one per CPU: part p takes
+ * every record with a time in [T_p, T_p+1), from each data.N the run of
+ * records between two cuts, and merges them as the sequential merge does,
+ * with its own streams, heap and writer, into its own range of the output.
+ * A part's range is known before it starts: its bytes are the records
+ * between its cuts, and its FINISHED_ROUNDs floor(bytes / round_bytes)
+ * (merge__put_kernel()). The file is the one the sequential merge writes
+ * but for where the markers fall.
+ *
+ * A cut in a file must be clean: every record before it earlier than T,
+ * every record from it on at T or later, so the parts' outputs follow each
+ * other in time. A walk over each file's record headers (in parallel, one
+ * file per thread) notes every MERGE_CHUNK of input the least and the
+ * greatest time of the records that start in it; a cut is then looked for
+ * in the one chunk that holds T, and a T with no clean cut in some file
+ * (an inversion across it) is dropped. The walk's faults map the pages the
+ * parts then read.
+ *
+ * The parts write through WRITER_MMAP windows, each into its own range,
+ * after one posix_fallocate() of all of them (a full disk is -ENOSPC then,
+ * not SIGBUS in a part): write(2) and pwritev(2) to one file hold its inode
+ * lock, so parts writing with them would take turns.
+ *
+ * Only plain files split: a COMPRESSED or AUXTRACE record, a record without
+ * a time, compressed output, or FINISHED_ROUNDs closer than the longest
+ * record, and the merge runs on one thread. Threads are plain pthreads with
+ * every signal blocked (the caller's thread handles them): a merge lasts a
+ * fraction of a second, less than a pool takes to discover the topology.
+ */
+#define MERGE_CHUNK		(1ULL << 20)	/* walk: one time summary per this much input, */
+#define MERGE_CHUNK_PARTS	8		/* or per this fraction of the least part */
+#define MERGE_PART_MIN		(8ULL << 20)	/* least kernel bytes worth a part */
+#define MERGE_MAX_PARTS		64
+#define MERGE_MAX_RECORD	65536ULL	/* header.size is a u16 */
+#define MERGE_MMAP_WINDOW	(64 << 20)	/* a part's window on the output */
+
+struct mchunk {
+	u64	off;		/* the first record starting in it */
+	u64	kbytes;		/* kernel bytes (FINISHED_ROUNDs left out) before off */
+	u64	tmin, tmax;	/* of the records starting in it */
+};
+
+struct mwalk {
+	const struct merge	*m;
+	const struct mfile	*f;
+	u64			chunk;		/* input bytes a chunk covers */
+	struct mchunk		*chunks;
+	int			nr_chunks, cap;
+	u64			end;		/* end of the whole records */
+	u64			kbytes;		/* kernel bytes in [0, end) */
+	const char		*cut;		/* why the file ends at end, NULL: it does */
+	bool			plain;		/* only timed kernel records and rounds */
+	int			error;
+};
+
+/* The header of the record at pos, or why none can be read there. */
+static const char *mfile__header_at(const struct mfile *f, u64 pos, struct perf_event_header *h)
+{
+	if (f->map_len - pos < HDR_SIZE)
+		return "ends inside a record header";
+	memcpy(h, f->map + pos, sizeof(*h));
+	if (h->size < HDR_SIZE)
+		return h->size ? "has a record of size < 8" : "has a record of size 0";
+	if (h->size > f->map_len - pos)
+		return "ends inside a record";
+	return NULL;
+}
+
+static void mwalk__run(struct mwalk *w)
+{
+	const struct mfile *f = w->f;
+	struct perf_event_header h;
+	u64 pos = 0, t;
+
+	w->plain = true;
+	while (pos < f->map_len) {
+		w->cut = mfile__header_at(f, pos, &h);
+		if (w->cut)
+			break;
+		if (h.type == PERF_RECORD_FINISHED_ROUND) {
+			pos += h.size;
+			continue;
+		}
+		t = merge__time(w->m, f->map + pos);
+		if (h.type >= PERF_RECORD_USER_TYPE_START || !t || t == ~0ULL) {
+			w->plain = false;	/* COMPRESSED, AUXTRACE, no time */
+			return;
+		}
+		if (!w->nr_chunks || pos >= w->chunks[w->nr_chunks - 1].off + w->chunk) {
+			if (w->nr_chunks == w->cap) {
+				int cap = w->cap ? 2 * w->cap : 64;
+				struct mchunk *c = realloc(w->chunks, sizeof(*c) * (size_t)cap);
+
+				if (!c) {
+					w->error = -ENOMEM;
+					return;
+				}
+				w->chunks = c;
+				w->cap = cap;
+			}
+			w->chunks[w->nr_chunks++] = (struct mchunk){ pos, w->kbytes, t, t };
+		} else {
+			struct mchunk *c = &w->chunks[w->nr_chunks - 1];
+
+			if (t < c->tmin)
+				c->tmin = t;
+			if (t > c->tmax)
+				c->tmax = t;
+		}
+		w->kbytes += h.size;
+		pos += h.size;
+	}
+	w->end = pos;
+}
+
+/*
+ * The clean cut of a walked file at time t: *pos, the first record at t or
+ * later, and *kbytes, the kernel bytes before it; -1 when some record after
+ * the cut is earlier than t.
+ */
+static int mwalk__cut(const struct mwalk *w, u64 t, u64 *pos, u64 *kbytes)
+{
+	const struct mfile *f = w->f;
+	struct perf_event_header h;
+	u64 p, stop, kb, rt;
+	bool found = false;
+	int k, j;
+
+	for (k = 0; k < w->nr_chunks && w->chunks[k].tmax < t; k++)
+		;
+	if (k == w->nr_chunks) {
+		*pos = w->end;
+		*kbytes = w->kbytes;
+		return 0;
+	}
+	for (j = k + 1; j < w->nr_chunks; j++)
+		if (w->chunks[j].tmin < t)
+			return -1;
+	p = w->chunks[k].off;
+	kb = w->chunks[k].kbytes;
+	stop = k + 1 < w->nr_chunks ? w->chunks[k + 1].off : w->end;
+	while (p < stop) {
+		memcpy(&h, f->map + p, sizeof(h));
+		if (h.type != PERF_RECORD_FINISHED_ROUND) {
+			rt = merge__time(w->m, f->map + p);
+			if (!found && rt >= t) {
+				found = true;
+				*pos = p;
+				*kbytes = kb;
+			} else if (found && rt < t) {
+				return -1;
+			}
+			kb += h.size;
+		}
+		p += h.size;
+	}
+	return found ? 0 : -1;
+}
+
+struct mpart {
+	struct merge		m;	/* the merge's read-only state; own streams, heap, writer */
+	struct merge_stats	stats;
+	char			err[256];
+	u64			offset;	/* in the output */
+	u64			size;	/* its records and FINISHED_ROUNDs */
+	int			ret;
+};
+
+/*
+ * fn(arg + i * size) for i in [0, n): 0 on the caller, the others on
+ * threads with every signal blocked; what cannot get a thread runs on the
+ * caller after 0.
+ */
+static void merge__threads(int n, void *(*fn)(void *), void *arg, size_t size)
+{
+	pthread_t *th = n > 1 ? calloc((size_t)n, sizeof(*th)) : NULL;
+	sigset_t all, old;
+	int i, started = 1;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (i = 1; th && i < n; i++) {
+		if (pthread_create(&th[i], NULL, fn, (char *)arg + (size_t)i * size))
+			break;
+		started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fn(arg);
+	for (i = started; i < n; i++)
+		fn((char *)arg + (size_t)i * size);
+	for (i = 1; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+}
+
+struct mwalk_job {
+	struct mwalk	*walks;
+	int		nr, first, step;
+};
+
+static void *mwalk__thread(void *arg)
+{
+	struct mwalk_job *job = arg;
+	int i;
+
+	for (i = job->first; i < job->nr; i += job->step)
+		mwalk__run(&job->walks[i]);
+	return NULL;
+}
+
+static int mchunk__cmp_tmax(const void *a, const void *b)
+{
+	const struct mchunk *x = a, *y = b;
+
+	return x->tmax < y->tmax ? -1 : x->tmax > y->tmax;
+}
+
+/*
+ * The times to cut at: where the kernel bytes, counted chunk by chunk in
+ * the order of the chunks' latest times, reach p/nr of the whole; each with
+ * a clean cut in every file (cuts[t * nr_streams + s]). The number found.
+ */
+static int merge__plan(struct merge *m, const struct mwalk *walks, int nr,
+		       u64 *cuts, u64 *kcuts)
+{
+	struct mchunk *all;
+	u64 total = 0, acc = 0, last_t = 0;
+	int s, i, n = 0, found = 0, p = 1;
+
+	for (s = 0; s < m->nr_streams; s++)
+		n += walks[s].nr_chunks;
+	all = malloc(sizeof(*all) * (size_t)(n ? n : 1));
+	if (!all)
+		return -ENOMEM;
+	n = 0;
+	for (s = 0; s < m->nr_streams; s++) {
+		const struct mwalk *w = &walks[s];
+
+		for (i = 0; i < w->nr_chunks; i++) {
+			u64 next = i + 1 < w->nr_chunks ? w->chunks[i + 1].kbytes : w->kbytes;
+
+			all[n] = w->chunks[i];
+			all[n].kbytes = next - w->chunks[i].kbytes;	/* its bytes */
+			total += all[n++].kbytes;
+		}
+	}
+	qsort(all, (size_t)n, sizeof(*all), mchunk__cmp_tmax);
+	for (i = 0; i < n && p < nr; i++) {
+		u64 t = all[i].tmax + 1;	/* chunk i in the part before the cut */
+
+		acc += all[i].kbytes;
+		if (acc * (u64)nr < total * (u64)p)
+			continue;
+		p++;
+		if (t <= last_t)
+			continue;
+		for (s = 0; s < m->nr_streams; s++)
+			if (mwalk__cut(&walks[s], t, &cuts[found * m->nr_streams + s],
+				       &kcuts[found * m->nr_streams + s]))
+				break;
+		if (s < m->nr_streams)
+			continue;	/* an inversion across t: one part fewer */
+		last_t = t;
+		found++;
+	}
+	free(all);
+	return found;
+}
+
+static void *mpart__thread(void *arg)
+{
+	struct mpart *p = arg;
+	struct merge *m = &p->m;
+
+	p->ret = writer__open_size(&m->w, WRITER_MMAP, m->fd, p->offset, MERGE_MMAP_WINDOW);
+	writer__reserved(&m->w, p->offset + p->size);
+	if (!p->ret)
+		p->ret = merge__kernel_records(m);
+	if (!p->ret)
+		p->ret = merge__flush_run(m);
+	if (!p->ret)
+		p->ret = writer__flush(&m->w);
+	if (!p->ret && m->w.bytes != p->size) {
+		merge__error(m, "a part of the parallel merge wrote %llu bytes instead of %llu",
+			     (unsigned long long)m->w.bytes, (unsigned long long)p->size);
+		p->ret = -EIO;
+	}
+	writer__close(&m->w);
+	return NULL;
+}
+
+/* Part i of nr: the records between cut i-1 and cut i of every file. */
+static int mpart__init(struct mpart *p, const struct merge *m, const struct mwalk *walks,
+		       const u64 *cuts, const u64 *kcuts, int i, int nr)
+{
+	u64 page = (u64)sysconf(_SC_PAGESIZE), kb = 0;
+	int s, ns = m->nr_streams;
+
+	p->m = *m;
+	p->m.stats = &p->stats;
+	p->m.err = p->err;
+	p->m.errlen = sizeof(p->err);
+	p->m.data = (struct mstream){ 0 };
+	p->m.w = (struct writer){ 0 };
+	p->m.iov = malloc(sizeof(*p->m.iov) * MERGE_IOV);
+	p->m.copy = malloc(MERGE_COPY_BUF);
+	p->m.nr_iov = 0;
+	p->m.copy_len = 0;
+	p->m.round_pos = 0;
+	p->m.nr_heap = 0;
+	p->m.streams = calloc((size_t)ns, sizeof(*p->m.streams));
+	p->m.heap = calloc((size_t)ns, sizeof(*p->m.heap));
+	if (!p->m.streams || !p->m.heap || !p->m.iov || !p->m.copy)
+		return -ENOMEM;
+	for (s = 0; s < ns; s++) {
+		struct mstream *ps = &p->m.streams[s];
+		u64 lo = i ? cuts[(i - 1) * ns + s] : 0;
+		u64 hi = i < nr - 1 ? cuts[i * ns + s] : walks[s].end;
+		u64 klo = i ? kcuts[(i - 1) * ns + s] : 0;
+		u64 khi = i < nr - 1 ? kcuts[i * ns + s] : walks[s].kbytes;
+
+		ps->idx = m->streams[s].idx;
+		ps->file = m->streams[s].file;	/* the same mapping, not owned */
+		ps->file.pos = lo;
+		ps->file.end = hi;
+		ps->file.released = lo & ~(page - 1);
+		kb += khi - klo;
+	}
+	p->size = kb + 8 * (kb / m->round_bytes);
+	return 0;
+}
+
+static void mpart__exit(struct mpart *p)
+{
+	free(p->m.iov);
+	free(p->m.copy);
+	free(p->m.streams);
+	free(p->m.heap);
+}
+
+static int merge__cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+/*
+ * The kernel records in nr_parts parts at once, when the files split
+ * (above); 1 when they were merged that way, 0 when they are left to the
+ * sequential merge, or -errno.
+ */
+static int merge__parallel(struct merge *m, const struct merge_opts *opts)
+{
+	int nr = opts->jobs ? opts->jobs : merge__cpus(), t, s, i, err = 0, ret = 0;
+	u64 min = opts->part_min ? opts->part_min : MERGE_PART_MIN, total = 0, off;
+	struct mwalk *walks = NULL;
+	struct mwalk_job *jobs = NULL;
+	struct mpart *parts = NULL;
+	u64 *cuts = NULL, *kcuts = NULL;
+
+	if (nr > MERGE_MAX_PARTS)
+		nr = MERGE_MAX_PARTS;
+	if (nr < 2 || m->zc || !m->nr_streams || m->round_bytes < MERGE_MAX_RECORD)
+		return 0;
+	for (s = 0; s < m->nr_streams; s++)
+		total += m->streams[s].file.map_len;
+	if (total / min < (u64)nr)
+		nr = (int)(total / min);
+	if (nr < 2)
+		return 0;
+
+	walks = calloc((size_t)m->nr_streams, sizeof(*walks));
+	t = nr < m->nr_streams ? nr : m->nr_streams;
+	jobs = calloc((size_t)t, sizeof(*jobs));
+	if (!walks || !jobs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (s = 0; s < m->nr_streams; s++)
+		walks[s] = (struct mwalk){
+			.m = m, .f = &m->streams[s].file,
+			.chunk = min / MERGE_CHUNK_PARTS < MERGE_CHUNK ? min / MERGE_CHUNK_PARTS + 1 :
+									 MERGE_CHUNK,
+		};
+	for (i = 0; i < t; i++)
+		jobs[i] = (struct mwalk_job){ walks, m->nr_streams, i, t };
+	merge__threads(t, mwalk__thread, jobs, sizeof(*jobs));
+	for (s = 0; !err && s < m->nr_streams; s++) {
+		if (walks[s].error)
+			err = walks[s].error;
+		else if (!walks[s].plain)
+			goto out;		/* sequential */
+	}
+	if (err)
+		goto out;
+
+	cuts = calloc((size_t)nr * (size_t)m->nr_streams, sizeof(*cuts));
+	kcuts = calloc((size_t)nr * (size_t)m->nr_streams, sizeof(*kcuts));
+	if (!cuts || !kcuts) {
+		err = -ENOMEM;
+		goto out;
+	}
+	nr = merge__plan(m, walks, nr, cuts, kcuts) + 1;
+	if (nr < 2)
+		goto out;
+	/* Where a file ends before its last byte: said once, as the sequential merge does. */
+	for (s = 0; s < m->nr_streams; s++) {
+		struct mfile *f = &m->streams[s].file;
+
+		if (!walks[s].cut)
+			continue;
+		f->pos = walks[s].end;
+		merge__cut(m, f, walks[s].cut);
+		f->pos = 0;
+	}
+
+	err = merge__flush_run(m);
+	if (!err)
+		err = writer__flush(&m->w);
+	parts = calloc((size_t)nr, sizeof(*parts));
+	if (!err && !parts)
+		err = -ENOMEM;
+	for (i = 0, off = m->w.offset; !err && i < nr; i++) {
+		err = mpart__init(&parts[i], m, walks, cuts, kcuts, i, nr);
+		parts[i].offset = off;
+		off += parts[i].size;
+	}
+	/* All the parts' room at once: a full disk is -ENOSPC here, never SIGBUS in a part. */
+	while (!err && off > m->w.offset) {
+		err = -posix_fallocate(m->fd, (off_t)m->w.offset, (off_t)(off - m->w.offset));
+		if (err != -EINTR)
+			break;
+		err = 0;
+	}
+	if (err)
+		merge__error(m, "cannot make room for the merged records in the output: %s",
+			     strerror(-err));
+	if (!err)
+		merge__threads(nr, mpart__thread, parts, sizeof(*parts));
+	for (i = 0; !err && i < nr; i++) {
+		struct merge_stats *a = m->stats, *b = &parts[i].stats;
+
+		if (parts[i].ret) {
+			err = parts[i].ret;
+			if (parts[i].err[0])
+				merge__error(m, "%s", parts[i].err);
+			break;
+		}
+		a->records += b->records;
+		a->bytes_in += b->bytes_in;
+		a->rounds += b->rounds;
+		a->samples += b->samples;
+		a->lost_records += b->lost_records;
+		a->lost_samples += b->lost_samples;
+		a->lost += b->lost;
+		if (b->first_time && (!a->first_time || b->first_time < a->first_time))
+			a->first_time = b->first_time;
+		if (b->last_time > a->last_time)
+			a->last_time = b->last_time;
+	}
+	if (!err)
+		err = writer__skip(&m->w, off - m->w.offset);
+	if (!err) {
+		m->stats->parts = nr;
+		ret = 1;
+	}
+out:
+	for (i = 0; parts && i < nr; i++)
+		mpart__exit(&parts[i]);
+	for (s = 0; walks && s < m->nr_streams; s++)
+		free(walks[s].chunks);
+	free(parts);
+	free(cuts);
+	free(kcuts);
+	free(jobs);
+	free(walks);
+	return err ? err : ret;
 }
 
 /* DIR/data's records, in file order, plain. */
@@ -1103,6 +1644,12 @@ static int merge__start_output(struct merge *m, int comp_level, u64 *data_offset
 
 	if (!err)
 		err = writer__open_size(&m->w, WRITER_WRITE, m->fd, *data_offset, MERGE_WRITE_BUF);
+	if (!err) {
+		m->iov = malloc(sizeof(*m->iov) * MERGE_IOV);
+		m->copy = malloc(MERGE_COPY_BUF);
+		if (!m->iov || !m->copy)
+			err = -ENOMEM;
+	}
 	if (err || comp_level <= 0)
 		return err;
 	m->zc = zcomp__new(comp_level);
@@ -1195,15 +1742,10 @@ static void merge__exit(struct merge *m)
 	header_payloads__free(m->feats, m->nr_feats);
 	zcomp__delete(m->zc);
 	free(m->chunk);
+	free(m->iov);
+	free(m->copy);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int merge__run(struct merge *m, const char *out, const struct merge_opts *opts)
 {
@@ -1222,7 +1764,11 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 	if (!err)
 		err = merge__data_records(m);
 	if (!err)
+		err = merge__parallel(m, opts);
+	if (!err)
 		err = merge__kernel_records(m);
+	else if (err > 0)
+		err = 0;
 	if (!err)
 		err = merge__finish_output(m, opts->comp_level, data_offset);
 	writer__close(&m->w);
@@ -1275,7 +1821,7 @@ int merge__dir(const char *dir, const char *out_path, const struct merge_opts *o
 
 static void merge__usage(FILE *fp)
 {
-	fputs("\n usage: precord merge DIR [-o FILE] [-q] [-z[=N]]\n\n"
+	fputs("\n usage: precord merge DIR [-o FILE] [-q] [-z[=N]] [-j N]\n\n"
 	      "    Turn a perf directory (perf record --threads, or the DIR.staging a\n"
 	      "    killed precord leaves) into one time-ordered perf.data.\n\n"
 	      "    -o, --output <file>   output file (default: DIR without its \".staging\"\n"
@@ -1283,7 +1829,9 @@ static void merge__usage(FILE *fp)
 	      "    -q, --quiet           do not print the summary\n"
 	      "    -z, --compression-level[=<n>]\n"
 	      "                          compress the kernel records with zstd level n\n"
-	      "                          (1-22, default 1)\n\n", fp);
+	      "                          (1-22, default 1)\n"
+	      "    -j, --jobs <n>        merge on n threads (default: one per CPU it may\n"
+	      "                          use, at least 8 MiB of records each; 1: serial)\n\n", fp);
 }
 
 /* DIR without a trailing "/" and ".staging", or DIR.data. */
@@ -1329,6 +1877,7 @@ static int merge_args__parse(struct merge_args *a, int argc, char **argv)
 		{ "output",		required_argument,	NULL, 'o' },
 		{ "quiet",		no_argument,		NULL, 'q' },
 		{ "compression-level",	optional_argument,	NULL, 'z' },
+		{ "jobs",		required_argument,	NULL, 'j' },
 		{ "help",		no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1336,7 +1885,7 @@ static int merge_args__parse(struct merge_args *a, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:qz::h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qz::j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
@@ -1351,6 +1900,18 @@ static int merge_args__parse(struct merge_args *a, int argc, char **argv)
 				return -EINVAL;
 			}
 			break;
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || v < 1 || v > 1024) {
+				fprintf(stderr, "precord: bad number of merge threads '%s' "
+					"(1-1024)\n", optarg);
+				return -EINVAL;
+			}
+			a->opts.jobs = (int)v;
+			break;
+		}
 		case 'h':
 			merge__usage(stdout);
 			return 1;
@@ -1372,9 +1933,13 @@ static int merge_args__parse(struct merge_args *a, int argc, char **argv)
 
 static void merge__summary(const char *out, const struct merge_stats *st)
 {
-	fprintf(stderr, "[ precord: Merged %d files, %llu records into %s (%.3f MB, %.3f s) ]\n",
+	char threads[32] = "";
+
+	if (st->parts > 1)
+		snprintf(threads, sizeof(threads), ", %d threads", st->parts);
+	fprintf(stderr, "[ precord: Merged %d files, %llu records into %s (%.3f MB, %.3f s%s) ]\n",
 		st->nr_files, (unsigned long long)(st->records + st->data_records), out,
-		(double)st->bytes_out / 1048576.0, st->seconds);
+		(double)st->bytes_out / 1048576.0, st->seconds, threads);
 }
 
 int cmd_merge(int argc, char **argv)

@@ -1030,9 +1030,10 @@ static void record__print_summary(struct record *rec)
 			(unsigned long long)s->lost_records, (unsigned long long)s->lost);
 	}
 	if (rec->threaded && !rec->opts.no_merge && rec->merged.nr_files >= 0 && rec->merged.seconds > 0)
-		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s) ]\n",
+		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s) ]\n",
 			rec->merged.nr_files, rec->merged.seconds,
-			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds);
+			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds,
+			rec->merged.parts > 1 ? ", a thread per CPU" : "");
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)

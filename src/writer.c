@@ -53,6 +53,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <sys/uio.h>
+
 #include "precord/writer.h"
 
 static inline u64 writer__start(const struct writer *w)
@@ -727,6 +730,68 @@ int writer__write(struct writer *w, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * WRITER_WRITE: the staged bytes, then iov with pwritev(2) from where the
+ * caller's buffers are (short writes continued); *done: what reached the
+ * file. iov is consumed.
+ */
+static int write__writev(struct writer *w, struct iovec *iov, int nr, size_t *done)
+{
+	int err = write__flush(w);
+	ssize_t n;
+
+	*done = 0;
+	if (err)
+		return err;
+	while (nr) {
+		n = pwritev(w->fd, iov, nr > IOV_MAX ? IOV_MAX : nr,
+			    (off_t)(writer__file_pos(w) + *done));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;	/* no progress and no reason: do not spin */
+		*done += (size_t)n;
+		while (nr && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			nr--;
+		}
+		if (nr) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+int writer__writev(struct writer *w, struct iovec *iov, int nr)
+{
+	size_t len = 0, done;
+	int i, err;
+
+	if (w->error)
+		return w->error;
+	if (!w->ops)
+		return -EBADF;	/* closed */
+	if (w->ops != &write_ops || w->pipe) {
+		for (i = 0, err = 0; i < nr && !err; i++)
+			err = writer__write(w, iov[i].iov_base, iov[i].iov_len);
+		return err;
+	}
+	for (i = 0; i < nr; i++)
+		len += iov[i].iov_len;
+	err = write__writev(w, iov, nr, &done);
+	w->written += done;
+	if (err)
+		return writer__fail(w, err);
+	w->offset += len;
+	w->bytes += len;
+	return 0;
+}
+
 int writer__flush(struct writer *w)
 {
 	int err;
@@ -738,6 +803,24 @@ int writer__flush(struct writer *w)
 	err = w->ops->flush(w);
 	if (err)
 		return writer__fail(w, err);
+	return 0;
+}
+
+void writer__reserved(struct writer *w, u64 end)
+{
+	if (end > w->alloc_end)
+		w->alloc_end = end;
+}
+
+int writer__skip(struct writer *w, u64 len)
+{
+	int err = writer__flush(w);
+
+	if (err)
+		return err;
+	w->offset += len;
+	w->bytes += len;
+	w->written += len;
 	return 0;
 }
 

@@ -531,21 +531,26 @@ static void test_basic(void **state)
 	outfile__check_tags(&o, 3000, 40);
 	assert_int_equal(outfile__perf_unordered(&o), 0);
 
-	/* FINISHED_ROUND: every round_bytes of kernel records, not much later */
+	/*
+	 * FINISHED_ROUND: before the record that reaches or crosses each
+	 * multiple of round_bytes of kernel records (none is 64 bytes long).
+	 */
 	{
-		u64 bytes = 0;
+		u64 bytes = 0, all = 0;
 
-		assert_true(st.rounds >= 10);
 		for (i = 3; i < o.nr; i++) {
 			if (o.recs[i].type == PERF_RECORD_FINISHED_ROUND) {
-				assert_true(bytes >= 1024);
+				assert_true(all / 1024 < (all + o.recs[i + 1].size) / 1024);
+				assert_true(bytes > 1024 - 64);
 				assert_true(bytes < 1024 + 64);
 				bytes = 0;
 				continue;
 			}
 			bytes += o.recs[i].size;
+			all += o.recs[i].size;
 		}
 		assert_true(bytes < 1024 + 64);
+		assert_int_equal(st.rounds, all / 1024);
 	}
 	outfile__free(&o);
 }
@@ -870,8 +875,8 @@ static void test_inversion_within_window(void **state)
 	outfile__load(&o, f->out);
 	outfile__check_tags(&o, 0, 400);
 	outfile__check_tags(&o, 1000, 400);
-	/* a marker before the first record past round_bytes */
-	assert_int_equal(st.rounds, 799 / ((round_bytes + HDR + 47) / (HDR + 48)));
+	/* a marker before the record that reaches each multiple of round_bytes */
+	assert_int_equal(st.rounds, 800 * (HDR + 48) / round_bytes);
 	assert_true(outfile__max_round(&o) < round_bytes + HDR + 48);
 	assert_int_equal(outfile__check_sorted(&o, 3), 800);
 	assert_int_equal(outfile__perf_unordered(&o), 0);
@@ -993,6 +998,152 @@ static void outfile__kernel_bytes(const struct outfile *o, struct rbuf *out)
 	}
 	assert_int_equal(zdecomp__partial(zd), 0);
 	zdecomp__delete(zd);
+}
+
+/*
+ * Three data.N for the parallel merge: samples every 10 ns per file, the
+ * files interleaved, every 16th pair swapped (an inversion), a COMM and a
+ * LOST in data.1, half a record at the end of data.2. `untimed`: one
+ * sample in data.0 without a time.
+ */
+static int make_parallel_dir(struct fixture *f, bool untimed)
+{
+	struct rbuf b = { 0 };
+	char name[32];
+	int file, i, total = 0;
+
+	write_data_file(f, true);
+	for (file = 0; file < 3; file++) {
+		b.len = 0;
+		for (i = 0; i < 2000; i++) {
+			u64 t = 100 + 10 * (u64)i + (u64)file, tag = (u64)(file * 10000 + i);
+
+			if (i % 16 == 1) {
+				/* written before the previous one: swap their times */
+				memcpy(b.p + b.len - (HDR + 48) + HDR + 24, &t, 8);
+				t -= 10;
+			}
+			if (untimed && file == 0 && i == 1000)
+				t = 0;
+			put_sample(&b, file == 1 ? 21 : 11, t, tag);
+			total++;
+			if (file == 1 && i % 500 == 250) {
+				put_comm(&b, 21, t, 0x4242);
+				put_lost(&b, 21, t, 3);
+				total += 2;
+			}
+		}
+		if (file == 2)
+			b.len -= 20;
+		snprintf(name, sizeof(name), "data.%d", file);
+		write_file(f->dir, name, b.p, b.len);
+	}
+	free(b.p);
+	return total - 1;	/* the cut record */
+}
+
+static void check_same_kernel_records(const char *a, const char *b)
+{
+	struct outfile oa, ob;
+	struct rbuf ka = { 0 }, kb = { 0 };
+
+	outfile__load(&oa, a);
+	outfile__load(&ob, b);
+	outfile__kernel_bytes(&oa, &ka);
+	outfile__kernel_bytes(&ob, &kb);
+	assert_int_equal(ka.len, kb.len);
+	assert_memory_equal(ka.p, kb.p, ka.len);
+	outfile__free(&oa);
+	outfile__free(&ob);
+	free(ka.p);
+	free(kb.p);
+}
+
+/*
+ * Split by time over 4 threads: the same kernel records in the same order
+ * as on one thread, sorted, perf finds nothing out of order, the rounds
+ * as the rule says in each part, the stats and the cut note alike.
+ */
+static void test_parallel(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts one = { .round_bytes = 65536, .jobs = 1 };
+	struct merge_opts four = { .round_bytes = 65536, .jobs = 4, .part_min = 16384 };
+	struct merge_stats s1, s4;
+	char out1[128], err1[512], err4[512];
+	struct outfile o;
+	u64 kernel = 0;
+	int i, total = make_parallel_dir(f, false);
+
+	snprintf(out1, sizeof(out1), "%s/one.out", f->dir);
+	assert_int_equal(merge__dir(f->dir, out1, &one, &s1, err1, sizeof(err1)), 0);
+	assert_int_equal(merge__dir(f->dir, f->out, &four, &s4, err4, sizeof(err4)), 0);
+	assert_int_equal(s1.parts, 0);
+	assert_true(s4.parts >= 2 && s4.parts <= 4);
+	assert_string_equal(err1, err4);
+	assert_non_null(strstr(err4, "data.2"));
+	assert_int_equal(s4.nr_cut, 1);
+	assert_int_equal(s4.bytes_cut, s1.bytes_cut);
+	assert_int_equal(s4.records, (u64)total);
+	assert_int_equal(s4.records, s1.records);
+	assert_int_equal(s4.samples, s1.samples);
+	assert_int_equal(s4.lost_records, 4);
+	assert_int_equal(s4.lost, 12);
+	assert_int_equal(s4.first_time, s1.first_time);
+	assert_int_equal(s4.last_time, s1.last_time);
+	assert_int_equal(s4.bytes_in, s1.bytes_in);
+	check_same_kernel_records(out1, f->out);
+
+	outfile__load(&o, f->out);
+	outfile__check_data_first(&o, f);
+	assert_int_equal(outfile__check_sorted(&o, 3), total);
+	assert_int_equal(outfile__perf_unordered(&o), 0);
+	assert_int_equal(outfile__count(&o, PERF_RECORD_FINISHED_ROUND), s4.rounds);
+	for (i = 3; i < o.nr; i++)
+		if (o.recs[i].type != PERF_RECORD_FINISHED_ROUND)
+			kernel += o.recs[i].size;
+	/* floor(bytes / round_bytes) in each part: at most one fewer per part */
+	assert_true(s4.rounds <= kernel / 65536);
+	assert_true(s4.rounds + (u64)s4.parts > kernel / 65536);
+	assert_int_equal(s1.rounds, kernel / 65536);
+	for (i = 0; i < 3; i++)
+		outfile__check_tags(&o, (u64)i * 10000, i == 2 ? 1999 : 2000);
+	outfile__free(&o);
+}
+
+/* What does not split merges on one thread, as before. */
+static void test_parallel_fallback(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts four = { .round_bytes = 65536, .jobs = 4, .part_min = 16384 };
+	struct merge_opts opts;
+	struct merge_stats st;
+	char out1[128];
+
+	make_parallel_dir(f, true);		/* a record without a time */
+	assert_int_equal(merge__dir(f->dir, f->out, &four, &st, NULL, 0), 0);
+	assert_int_equal(st.parts, 0);
+
+	make_parallel_dir(f, false);
+	opts = four;
+	opts.comp_level = 1;			/* one zstd stream */
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	assert_int_equal(st.parts, 0);
+	opts = four;
+	opts.round_bytes = 4096;		/* rounds closer than a record can be long */
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	assert_int_equal(st.parts, 0);
+	opts = four;
+	opts.part_min = 1 << 20;		/* too little for two threads */
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
+	assert_int_equal(st.parts, 0);
+
+	/* and the default splits it when told the parts may be that small */
+	opts = four;
+	opts.jobs = 0;
+	snprintf(out1, sizeof(out1), "%s/one.out", f->dir);
+	assert_int_equal(merge__dir(f->dir, out1, &opts, &st, NULL, 0), 0);
+	assert_true(st.parts == 0 || st.parts >= 2);
 }
 
 /* data.N made of COMPRESSED records (perf -z --threads) merge as their plain versions. */
@@ -1254,6 +1405,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inversion_within_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parallel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parallel_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -244,6 +245,110 @@ static void test_mmap_size(void **state)
 	writer__close(&w);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_size, 10000);
+	free(src);
+	close(fd);
+}
+
+/*
+ * writer__writev(): staged bytes first, then the iovecs in order, from the
+ * caller's buffers (WRITER_WRITE), or one write each (the others); a pipe
+ * gets the same bytes.
+ */
+static void writev_case(const struct tdir *d, enum writer_kind kind, bool pipe_out)
+{
+	unsigned char *src = pattern_buf(0, 300000), *got;
+	struct iovec iov[3000];
+	struct writer w;
+	size_t off = 0, len;
+	int i, fd, p[2] = { -1, -1 };
+
+	if (pipe_out) {
+		assert_int_equal(pipe(p), 0);
+		assert_true(fcntl(p[0], F_SETPIPE_SZ, 1 << 20) > 0);
+		fd = p[1];
+	} else {
+		fd = open_file(d, "writev", O_RDWR);
+	}
+	assert_int_equal(writer__open_size(&w, kind, fd, 0, 4096), 0);
+	assert_int_equal(writer__write(&w, src, 1000), 0);	/* staged */
+	off = 1000;
+	for (i = 0; i < 3000 && off < 300000; i++) {	/* more than IOV_MAX */
+		size_t n = (size_t)(i % 7) * 13 + 1;
+
+		iov[i] = (struct iovec){ src + off, n };
+		off += n;
+	}
+	assert_int_equal(writer__writev(&w, iov, i), 0);
+	assert_int_equal(w.bytes, off);
+	assert_int_equal(writer__write(&w, src + off, 10), 0);
+	off += 10;
+	writer__close(&w);
+	assert_int_equal(w.error, 0);
+	assert_int_equal(w.written, off);
+	if (pipe_out) {
+		close(p[1]);
+		got = malloc(off);
+		assert_non_null(got);
+		assert_int_equal(read(p[0], got, off), (ssize_t)off);
+		len = off;
+		close(p[0]);
+	} else {
+		got = slurp(fd, &len);
+		close(fd);
+	}
+	assert_int_equal(len, off);
+	assert_memory_equal(got, src, off);
+	free(got);
+	free(src);
+}
+
+static void test_writev(void **state)
+{
+	writev_case(*state, WRITER_WRITE, false);
+	writev_case(*state, WRITER_MMAP, false);
+	writev_case(*state, WRITER_AIO, false);
+	writev_case(*state, WRITER_WRITE, true);
+}
+
+/*
+ * Several WRITER_MMAP writers of one file, each in its own range of space
+ * the caller allocated (writer__reserved()): none cuts the file; then a
+ * writer on before them counts their bytes (writer__skip()) and goes on
+ * after them.
+ */
+static void test_reserved_ranges(void **state)
+{
+	unsigned char *src = pattern_buf(0, 40000), *got;
+	struct writer w[3], head;
+	struct stat st;
+	size_t len;
+	int i, fd = open_file(*state, "ranges", O_RDWR);
+
+	assert_int_equal(writer__open(&head, WRITER_WRITE, fd, 0), 0);
+	assert_int_equal(writer__write(&head, src, 1000), 0);
+	assert_int_equal(writer__flush(&head), 0);
+	assert_int_equal(posix_fallocate(fd, 1000, 30000), 0);
+	for (i = 2; i >= 0; i--) {	/* the last range first */
+		u64 at = 1000 + 10000 * (u64)i;
+
+		assert_int_equal(writer__open_size(&w[i], WRITER_MMAP, fd, at, 8192), 0);
+		writer__reserved(&w[i], at + 10000);
+		assert_int_equal(writer__write(&w[i], src + at, 10000), 0);
+		assert_int_equal(writer__flush(&w[i]), 0);
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_int_equal(st.st_size, 31000);	/* not cut */
+		writer__close(&w[i]);
+		assert_int_equal(w[i].error, 0);
+	}
+	assert_int_equal(writer__skip(&head, 30000), 0);
+	assert_int_equal(head.offset, 31000);
+	assert_int_equal(writer__write(&head, src + 31000, 9000), 0);
+	writer__close(&head);
+	assert_int_equal(head.bytes, 40000);
+	got = slurp(fd, &len);
+	assert_int_equal(len, 40000);
+	assert_memory_equal(got, src, 40000);
+	free(got);
 	free(src);
 	close(fd);
 }
@@ -481,6 +586,36 @@ static void test_full_disk(void **state)
 	full_disk_case(d, WRITER_MMAP, 0);	/* a 64 MiB chunk cannot fit */
 }
 
+/* writev on a full disk: -ENOSPC, what reached the file counted, the file cut there. */
+static void test_writev_full_disk(void **state)
+{
+	struct tdir *d = *state;
+	unsigned char *src = pattern_buf(0, 100000), *got;
+	struct iovec iov[100];
+	struct writer w;
+	size_t len;
+	int i, fd;
+
+	if (!d->mounted) {
+		print_message("cannot mount a tmpfs (%s); skipped\n", strerror(errno));
+		skip();
+	}
+	fd = open_file(d, "full", O_RDWR);
+	for (i = 0; i < 100; i++)
+		iov[i] = (struct iovec){ src + 1000 * i, 1000 };
+	assert_int_equal(writer__open_size(&w, WRITER_WRITE, fd, 0, 4096), 0);
+	assert_int_equal(writer__writev(&w, iov, 100), -ENOSPC);
+	assert_int_equal(writer__write(&w, src, 1), -ENOSPC);	/* sticky */
+	assert_true(w.written > 0 && w.written < 100000);
+	writer__close(&w);
+	got = slurp(fd, &len);
+	assert_int_equal(len, w.written);
+	assert_memory_equal(got, src, len);
+	free(got);
+	free(src);
+	close(fd);
+}
+
 static void test_full_disk_aio(void **state)
 {
 	struct tdir *d = *state;
@@ -693,6 +828,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stream_mmap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_mmap_size, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_mmap_needs_rdwr, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_writev, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_reserved_ranges, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_open_close_edges, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pipe_nonblocking, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pipe_signals, setup_dir, teardown_dir),
@@ -704,6 +841,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_aio_in_flight, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_aio_thread, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_disk_aio, setup_tmpfs, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_writev_full_disk, setup_tmpfs, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

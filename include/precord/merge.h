@@ -16,6 +16,8 @@
 struct merge_opts {
 	u64	round_bytes;	/* write FINISHED_ROUND every this many bytes (0: 4 MiB) */
 	int	comp_level;	/* >0: write COMPRESSED records (one zstd stream), 0: plain */
+	int	jobs;		/* threads for the kernel records (0: the CPUs we may use, 1: one) */
+	u64	part_min;	/* least kernel bytes per thread (0: 8 MiB) */
 	bool	quiet;
 };
 
@@ -34,6 +36,7 @@ struct merge_stats {
 	u64	lost;		/* records the kernel dropped (sum of LOST.lost) */
 	int	nr_cut;		/* files whose stream ended before the file did */
 	u64	bytes_cut;	/* bytes left out there (a partial or zeroed tail) */
+	int	parts;		/* threads that merged the kernel records (0: the caller alone) */
 };
 
 /*

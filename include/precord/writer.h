@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 #include "precord/perf-file.h"
 
@@ -108,8 +109,27 @@ int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
 int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr);
 /* 0 or -errno (-ENOSPC on a full disk); after an error every call fails. */
 int writer__write(struct writer *w, const void *buf, size_t len);
+/*
+ * writer__write() of iov[0..nr) in order. WRITER_WRITE writes the staged
+ * bytes, then the caller's buffers with pwritev(2), without copying them;
+ * iov is consumed (changed) either way. 0 or -errno.
+ */
+int writer__writev(struct writer *w, struct iovec *iov, int nr);
 /* Everything accepted reaches the file (no fsync). 0 or the sticky -errno. */
 int writer__flush(struct writer *w);
+/*
+ * WRITER_MMAP: the caller has allocated the file up to `end` (one
+ * posix_fallocate() for several writers of one file, each in its own
+ * range): the writer reserves nothing before it, and a flush that ends
+ * there does not cut the file.
+ */
+void writer__reserved(struct writer *w, u64 end);
+/*
+ * Flush, then count len bytes that others wrote to the file at the writer's
+ * position (a parallel merge's parts) as written by it: the next write goes
+ * after them. 0 or -errno.
+ */
+int writer__skip(struct writer *w, u64 len);
 /*
  * Flushes and frees; accepts a closed or zeroed writer. offset, bytes,
  * written and error stay readable after it.

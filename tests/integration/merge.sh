@@ -4,7 +4,8 @@
 # --stats totals, perf script lines and text), perf reads it with nothing on
 # stderr (no "out of order events"), DIR_FORMAT is gone, FINISHED_ROUNDs are
 # there; -z in and out; a directory left by a perf killed with SIGKILL.
-# Last, merge speed on a 200+ MB directory against dd on the same disk.
+# Last, merge speed on a 200+ MB directory against dd on the same disk, and
+# the merge on several threads against one.
 . "$(dirname "$0")/../lib.sh"
 ensure_tracefs
 
@@ -117,6 +118,18 @@ quiet_perf record --threads -m 1024 -F 10000 --call-graph dwarf,4096 -o "$T/big"
 mb=$(du -sm "$T/big" | cut -f1)
 [ "$mb" -ge 150 ] || note "only $mb MB recorded"
 FIELDS=comm,tid,time,event merge_and_compare big "$T/big"
+# The default merges on a thread per CPU, split by time: the same records in
+# the same order as on one thread (-j 1).
+if [ "$(nproc)" -ge 2 ]; then
+	grep -q ', [0-9]* threads) ]' "$T/big.merge" ||
+		{ cat "$T/big.merge"; fail "big: $mb MB merged on one thread with $(nproc) CPUs"; }
+fi
+"$PRECORD" merge -q -j 1 "$T/big" -o "$T/big.j1" || fail "precord merge -j 1 failed"
+perf script -i "$T/big.j1" -F comm,tid,time,event,ip >"$T/big.j1.ms" 2>/dev/null
+perf script -i "$T/big.data" -F comm,tid,time,event,ip >"$T/big.jn.ms" 2>/dev/null
+cmp -s "$T/big.j1.ms" "$T/big.jn.ms" ||
+	fail "big: perf script differs between the merge on one thread and on several"
+rm -f "$T/big.j1" "$T"/big.j*.ms
 bytes=$(stat -c %s "$T/big.data")
 elapsed() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 for i in 1 2 3; do
