@@ -13,22 +13,27 @@
 # --no-threads. Every file is judged by `precord report --loss` (one
 # yardstick) and counted again by `perf report --stats`.
 # Prints per configuration: samples, lost records, lost samples, lost
-# fraction, data loss metric, recorder CPU s, MB written, wall s, merge s —
-# medians [min–max] — and writes OUTDIR/loss.svg: lost fraction against
-# sample rate for each recorder.
+# fraction, data loss metric, recorder CPU s, MB written, wall s, merge s,
+# merge % of wall — medians [min–max] — then dd's write speed into the same
+# file system (512 MB, once per repetition), and writes OUTDIR/loss.svg:
+# lost fraction against sample rate for each recorder. OUTDIR decides the
+# file system: the default, /var/tmp/precord-loss, is on disk as a perf.data
+# in the working directory usually is; -d /dev/shm/... for tmpfs.
 set -u
 cd "$(dirname "$0")/.."
-REPS=5 OUT=/dev/shm/precord-loss RATES="1000 4000 25000 max" QUICK=0
+REPS=5 OUT=/var/tmp/precord-loss RATES="1000 4000 25000 max" QUICK=0
 while getopts "r:d:F:qh" o; do
 	case $o in
 	r) REPS=$OPTARG ;; d) OUT=$OPTARG ;; F) RATES=$OPTARG ;; q) QUICK=1 ;;
-	*) sed -n '2,20p' "$0"; exit 0 ;;
+	*) sed -n '2,23p' "$0"; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/runstat >/dev/null || exit 1
 mkdir -p "$OUT"
 RAW=$OUT/raw.tsv
-printf 'case\trate\trecorder\trep\tsamples\tlost_rec\tlost\tfrac\tmetric\tcpu\tmb\twall\tmerge\n' >"$RAW"
+printf 'case\trate\trecorder\trep\tsamples\tlost_rec\tlost\tfrac\tmetric\tcpu\tmb\twall\tmerge\tmerge_pct\n' >"$RAW"
+DD=$OUT/dd.tsv
+printf 'rep\tmb\ts\n' >"$DD"
 
 RECORDERS=("perf" "perf --aio" "perf --threads" "perf --threads=numa"
 	   "precord" "precord --threads=cpu" "precord --no-threads")
@@ -61,10 +66,10 @@ one_run() {	# case rate recorder-words rep -- options (the workload is WORK)
 	lrec=$(sed -n '2s/.*: \([0-9]*\) LOST records.*/\1/p' "$OUT/loss")
 	metric=$(sed -n 's/.*Data loss metric \([0-9.]*\)%: .*/\1/p' "$OUT/loss" | head -1)
 	frac=$(awk -v s="${samples:-0}" -v l="${lost:-0}" 'BEGIN{printf "%.4f", (s+l) ? 100*l/(s+l) : 0}')
-	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cas" "$rate" "$who" "$rep" \
+	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cas" "$rate" "$who" "$rep" \
 		"${samples:-0}" "${lrec:-0}" "${lost:-0}" "$frac" "${metric:-0}" \
 		"$(awk -v u="$user" -v s="$sys" -v w="$wcpu" 'BEGIN{printf "%.3f", u+s-w}')" \
-		"${mb:-0}" "$wall" "$merge" >>"$RAW"
+		"${mb:-0}" "$wall" "$merge" "$(awk -v m="$merge" -v w="$wall" 'BEGIN{printf "%.1f", w > 0 ? 100 * m / w : 0}')" >>"$RAW"
 }
 
 for ((r = 1; r <= REPS; r++)); do
@@ -74,6 +79,13 @@ for ((r = 1; r <= REPS; r++)); do
 			one_run matmul "$rate" "$who" "$r" -- -F "$rate" --call-graph dwarf,8192 -m 8
 		done
 	done
+	# The machine's sequential write speed on the same file system, as the
+	# merge writes: into the page cache, 1 MiB at a time, 512 MB.
+	rm -f "$OUT/dd.out"; sync
+	t0=$(date +%s%N)
+	dd if=/dev/zero of="$OUT/dd.out" bs=1M count=512 status=none
+	printf '%d\t512\t%s\n' "$r" "$(echo "scale=4; ($(date +%s%N) - $t0) / 1000000000" | bc)" >>"$DD"
+	rm -f "$OUT/dd.out"
 	WORK=("${WORK_SYSCALL[@]}")
 	for who in "${RECORDERS[@]}"; do
 		one_run syscalls - "$who" "$r" -- -a -e 'raw_syscalls:*' -m 8
@@ -92,23 +104,23 @@ function st(key, c, fmt,   n, i, v, lo, hi) {
 	return sprintf(fmt " [" fmt "–" fmt "]", med(v, n), lo, hi)
 }
 function medof(key, c,   n, i, v) { n = cnt[key]; for (i = 1; i <= n; i++) v[i] = val[key, c, i]; return med(v, n) }
-NR == 1 { for (i = 5; i <= 13; i++) col[i] = $i; next }
+NR == 1 { for (i = 5; i <= 14; i++) col[i] = $i; next }
 {
 	key = $1 SUBSEP $2 SUBSEP $3; n = ++cnt[key]
-	for (i = 5; i <= 13; i++) val[key, i, n] = $i
+	for (i = 5; i <= 14; i++) val[key, i, n] = $i
 	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
 	if (!($3 in rs)) { rs[$3] = 1; rec[++nr] = $3 }
 	if ($1 == "matmul" && !($2 in ra)) { ra[$2] = 1; rate[++nra] = $2 }
 }
 END {
-	printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %s\n", "case", "-F", "recorder",
-		"samples", "LOST recs", "lost samples", "lost %", "loss metric %", "rec CPU s", "MB", "wall s", "merge s"
+	printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %-22s %s\n", "case", "-F", "recorder",
+		"samples", "LOST recs", "lost samples", "lost %", "loss metric %", "rec CPU s", "MB", "wall s", "merge s", "merge % of wall"
 	for (k = 1; k <= nk; k++) {
 		split(order[k], p, SUBSEP)
-		printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %s\n", p[1], p[2], p[3],
+		printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %-22s %s\n", p[1], p[2], p[3],
 			st(order[k], 5, "%d"), st(order[k], 6, "%d"), st(order[k], 7, "%d"), st(order[k], 8, "%.2f"),
 			st(order[k], 9, "%.2f"), st(order[k], 10, "%.2f"), st(order[k], 11, "%d"),
-			st(order[k], 12, "%.2f"), st(order[k], 13, "%.3f")
+			st(order[k], 12, "%.2f"), st(order[k], 13, "%.3f"), st(order[k], 14, "%.1f")
 	}
 	# SVG: lost % (median) against -F for every recorder, matmul case.
 	W = 720; H = 420; L = 60; B = 50; R = 200; T = 20
@@ -140,5 +152,9 @@ END {
 	}
 	print "</svg>" > svg
 }' "$RAW" | tee "$OUT/summary.txt"
+awk -F'\t' 'NR > 1 { v[++n] = $2 / $3 } END {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+	if (n) printf "dd, 512 MB into the page cache of the same file system: %.0f MB/s [%.0f–%.0f]\n", n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2, v[1], v[n]
+}' "$DD" | tee -a "$OUT/summary.txt"
 echo "output in $OUT ($(df -T "$OUT" | awk 'NR==2{print $2}')); $REPS repetitions, recorders alternating"
 echo "perf_event_max_sample_rate before: $rate_before, after: $rate_after; plot: $OUT/loss.svg"
