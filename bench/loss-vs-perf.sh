@@ -18,7 +18,9 @@
 # file system (512 MB, once per repetition), and writes OUTDIR/loss.svg:
 # lost fraction against sample rate for each recorder. OUTDIR decides the
 # file system: the default, /var/tmp/precord-loss, is on disk as a perf.data
-# in the working directory usually is; -d /dev/shm/... for tmpfs.
+# in the working directory usually is; -d /dev/shm/... for tmpfs. Each run
+# starts after a sync (not timed), so no run pays for the last one's
+# write-back.
 set -u
 cd "$(dirname "$0")/.."
 REPS=5 OUT=/var/tmp/precord-loss RATES="1000 4000 25000 max" QUICK=0
@@ -47,6 +49,7 @@ one_run() {	# case rate recorder-words rep -- options (the workload is WORK)
 	local cas=$1 rate=$2 who=$3 rep=$4; shift 5
 	local data=$OUT/run.data cmd
 	rm -rf "$data" "$data.old" "$data.staging"
+	sync	# every run starts with nothing of the last one left to write back
 	read -r -a words <<<"$who"
 	if [ "${words[0]}" = perf ]; then
 		cmd=(perf record -q "${words[@]:1}")
@@ -69,7 +72,7 @@ one_run() {	# case rate recorder-words rep -- options (the workload is WORK)
 	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cas" "$rate" "$who" "$rep" \
 		"${samples:-0}" "${lrec:-0}" "${lost:-0}" "$frac" "${metric:-0}" \
 		"$(awk -v u="$user" -v s="$sys" -v w="$wcpu" 'BEGIN{printf "%.3f", u+s-w}')" \
-		"${mb:-0}" "$wall" "$merge" "$(awk -v m="$merge" -v w="$wall" 'BEGIN{printf "%.1f", w > 0 ? 100 * m / w : 0}')" >>"$RAW"
+		"${mb:-0}" "$wall" "$merge" "$(awk -v m="$merge" -v w="$wall" 'BEGIN{printf "%.1f", (w > 0 ? 100 * m / w : 0)}')" >>"$RAW"
 }
 
 for ((r = 1; r <= REPS; r++)); do
