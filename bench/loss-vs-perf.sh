@@ -9,7 +9,8 @@
 # -m 8 (small rings) at each -F; and the feedback case of seed 001:
 # raw_syscalls:* system-wide while a syscall-heavy dd runs.
 # Recorders: perf (serial), perf --aio, perf --threads, perf --threads=numa,
-# precord (default: --threads=numa), precord --threads=cpu, precord
+# precord (default: --threads=numa, write()), precord --threads=cpu, the
+# other two writers (precord --aio, precord --mmap-output), precord
 # --no-threads. Every file is judged by `precord report --loss` (one
 # yardstick) and counted again by `perf report --stats`.
 # Prints per configuration: samples, lost records, lost samples, lost
@@ -54,7 +55,8 @@ DD=$OUT/dd.tsv
 printf 'rep\tmb\ts\n' >"$DD"
 
 RECORDERS=("perf" "perf --aio" "perf --threads" "perf --threads=numa"
-	   "precord" "precord --threads=cpu" "precord --no-threads")
+	   "precord" "precord --threads=cpu" "precord --aio" "precord --mmap-output"
+	   "precord --no-threads")
 [ $QUICK = 1 ] && RECORDERS=("perf" "perf --threads" "precord")
 WORK_MATMUL=(bench/matmul -t 16 -n 256 -r 3)
 WORK_SYSCALL=(dd if=/dev/zero of=/dev/null bs=64 count=300000 status=none)
@@ -155,7 +157,7 @@ END {
 		printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", xx, H - B + 18, rate[i] > svg
 	}
 	printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">-F (samples/s per CPU)</text>\n", (L + W - R) / 2, H - 10 > svg
-	split("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2", colors, " ")
+	split("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22", colors, " ")
 	for (j = 1; j <= nr; j++) {
 		pts = ""
 		for (i = 1; i <= nra; i++) {

@@ -1325,6 +1325,13 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 	}
 	if (err)
 		goto out;
+	/* The records, not the files: an mmap writer's files end in reserved zeroes. */
+	for (s = 0, total = 0; s < m->nr_streams; s++)
+		total += walks[s].kbytes;
+	if (total / min < (u64)nr)
+		nr = (int)(total / min);
+	if (nr < 2)
+		goto out;
 
 	cuts = calloc((size_t)nr * (size_t)m->nr_streams, sizeof(*cuts));
 	kcuts = calloc((size_t)nr * (size_t)m->nr_streams, sizeof(*kcuts));

@@ -836,6 +836,8 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "kcore"),
 	OPT_PERF_ONLY(0, "kernel-callchains"),
 	OPT_PERF_ONLY(0, "max-size"),
+	OPT_BOOL(0, "mmap-output", mmap_output,
+		 "write through a shared mapping of the file, 64 MiB at a time, instead of write()"),
 	OPT_VALUE(0, "mmap-flush", "<size>", opt_mmap_flush,
 		  "the fewest bytes taken from a ring at once (default 1, at most a quarter of it)"),
 	OPT_PERF_ONLY(0, "namespaces"),
@@ -1059,6 +1061,9 @@ static int record_opts__finish(struct parse_ctx *ctx)
 	}
 	if (!opts->pid_list && !opts->tid_list && !opts->cpu_list && opts->argc == 0)
 		opts->system_wide = true;
+	if (opts->mmap_output && opts->aio)
+		return opt_error(ctx, -EINVAL,
+				 "--mmap-output and --aio are two ways to write the file; give one of them");
 	if (opts->no_threads && (opts->overwrite || opts->switch_output))
 		return opt_error(ctx, -EINVAL,
 				 "%s needs the streaming threads; drop --no-threads",

@@ -1070,7 +1070,7 @@ static int record__start_streams(struct record *rec)
 		.spec = rec->threaded ? (o->threads_spec ? o->threads_spec : "numa") : NULL,
 		.dir = rec->staging,
 		.writer = &rec->writer,
-		.writer_kind = WRITER_WRITE,
+		.writer_kind = o->mmap_output ? WRITER_MMAP : WRITER_WRITE,
 		.time_off = sample_time_offset(rec->evlist),
 		.rt_prio = o->realtime_prio,
 		.notify_fd = rec->notify_fd,
@@ -1167,7 +1167,8 @@ static int record__begin_data(struct record *rec)
 	if (!err && o->aio && !rec->threaded)
 		err = writer__open_aio(&rec->writer, rec->out_fd, rec->data_offset, 0, o->aio);
 	else if (!err)
-		err = writer__open(&rec->writer, WRITER_WRITE, rec->out_fd, rec->data_offset);
+		err = writer__open(&rec->writer, o->mmap_output && !rec->threaded ? WRITER_MMAP :
+				   WRITER_WRITE, rec->out_fd, rec->data_offset);
 	if (err) {
 		fprintf(stderr, "precord: cannot write '%s': %s\n", rec->data_path, strerror(-err));
 		return err;

@@ -347,7 +347,8 @@ static int stream__open_writers(struct stream *s)
 					       STREAM_RING_BUF_SIZE, s->aio);
 		else
 			err = writer__open_size(&s->ring_writers[i], s->writer_kind, s->out_fds[i],
-						0, STREAM_RING_BUF_SIZE);
+						0, s->writer_kind == WRITER_MMAP ? 0 :
+						STREAM_RING_BUF_SIZE);
 		if (err)
 			return err;
 	}

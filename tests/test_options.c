@@ -492,6 +492,13 @@ static void test_threads(void **state)
 	assert_ok(p);
 	assert_true(p->opts.no_threads);
 	assert_null(p->opts.threads_spec);
+	PARSE(p, "--mmap-output");
+	assert_ok(p);
+	assert_true(p->opts.mmap_output);
+	PARSE(p, "--mmap-output", "--no-mmap-output", "--aio");
+	assert_ok(p);
+	assert_false(p->opts.mmap_output);
+	assert_int_equal(p->opts.aio, 1);
 	/* An optional value is never the next word: that starts the command. */
 	PARSE(p, "--threads", "numa");
 	assert_ok(p);
@@ -925,6 +932,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--switch-max-files" }, "requires a value" },
 	{ { "--control=pipe:x" }, "'pipe:x' for --control" },
 	{ { "--overwrite", "--no-threads" }, "--overwrite needs the streaming threads; drop --no-threads" },
+	{ { "--mmap-output", "--aio=2" }, "--mmap-output and --aio are two ways to write the file; give one of them" },
 	{ { "--switch-output", "--no-threads" }, "--switch-output needs the streaming threads" },
 	{ { "--switch-output-event=x" }, "'--switch-output-event' is not supported" },
 	{ { "--sw" }, "option '--sw' is ambiguous" },

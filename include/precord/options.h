@@ -65,6 +65,7 @@ struct record_opts {
 	bool		no_merge;		/* --no-merge: keep the directory */
 	int		comp_level;		/* -z[=N]; 0 = off */
 	int		aio;			/* --aio[=N]; 0 = write() */
+	bool		mmap_output;		/* --mmap-output: copy into a shared mapping of the file */
 	unsigned int	mmap_flush;		/* --mmap-flush; 0 = default (1 byte) */
 
 	/* The flight recorder (Documentation/flight-recorder.md). */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Streaming threads and the merge (issue 5): the merged file holds exactly
 # the records of the per-ring files, in time order, and reads in perf like the
-# --no-merge directory; -z reads in perf; a recording killed with SIGKILL is
-# saved by `precord merge`; SIGINT during a heavy recording finishes the file.
+# --no-merge directory; -z and --mmap-output read in perf; a recording killed
+# with SIGKILL is saved by `precord merge`; SIGINT during a heavy recording
+# finishes the file.
 . "$(dirname "$0")/../lib.sh"
 ensure_tracefs
 
@@ -41,6 +42,17 @@ perf report --header-only -i "$T/z.data" 2>/dev/null | grep -q '# compressed : Z
 [ "$(wc -l <"$T/z.script")" -eq "$(samples_of "$T/z.sum")" ] || fail "-z: perf script and precord disagree on samples"
 note "-z: $(samples_of "$T/z.sum") samples read back"
 
+# 2b. --mmap-output (seed 001's writer: copies into a shared mapping of each
+# file), merged and with --no-threads: perf reads the same samples as said.
+for mode in "" --no-threads; do
+	"$PRECORD" --mmap-output $mode -F 2000 -g -o "$T/mo.data" -- "$MATMUL" -t 2 -n 300 -r 6 \
+		>/dev/null 2>"$T/mo.sum" || { cat "$T/mo.sum"; fail "--mmap-output $mode recording failed"; }
+	perf_clean "$T/mo.script" "$T/mo.err" -- script -G -i "$T/mo.data"
+	[ "$(wc -l <"$T/mo.script")" -eq "$(samples_of "$T/mo.sum")" ] ||
+		fail "--mmap-output $mode: perf script and precord disagree on samples"
+	note "--mmap-output $mode: $(samples_of "$T/mo.sum") samples read back"
+done
+
 # 3. SIGKILL: the staging directory stays, and precord merge saves it.
 "$PRECORD" -a -F 2000 -o "$T/k.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
 pid=$!
@@ -54,6 +66,19 @@ perf report --stats -i "$T/k.data" >/dev/null 2>"$T/k.err" || { cat "$T/k.err"; 
 n=$(perf script -i "$T/k.data" 2>/dev/null | wc -l)
 [ "$n" -gt 0 ] || fail "SIGKILL: the saved file has no samples"
 note "SIGKILL: precord merge saved $n samples"
+
+# 3b. The same with --mmap-output: each data.N ends in reserved zeroes,
+# which the merge leaves out (and says so).
+"$PRECORD" --mmap-output -a -F 2000 -o "$T/km.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL $pid; wait $pid 2>/dev/null
+pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
+"$PRECORD" merge "$T/km.data.staging" 2>"$T/km.sum" || { cat "$T/km.sum"; fail "merge after SIGKILL (--mmap-output) failed"; }
+grep -q 'record of size 0' "$T/km.sum" || { cat "$T/km.sum"; fail "--mmap-output SIGKILL: no word of the zeroed tail"; }
+n=$(perf script -i "$T/km.data" 2>/dev/null | wc -l)
+[ "$n" -gt 0 ] || fail "SIGKILL (--mmap-output): the saved file has no samples"
+note "SIGKILL with --mmap-output: precord merge saved $n samples"
 
 # 4. SIGINT during a heavy recording finishes a valid file.
 "$PRECORD" -F max --call-graph dwarf -o "$T/i.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>"$T/i.sum" &
