@@ -1245,6 +1245,22 @@ static int mpart__init(struct mpart *p, const struct merge *m, const struct mwal
 	return 0;
 }
 
+/* A part's counts into the merge's. */
+static void merge_stats__add(struct merge_stats *a, const struct merge_stats *b)
+{
+	a->records += b->records;
+	a->bytes_in += b->bytes_in;
+	a->rounds += b->rounds;
+	a->samples += b->samples;
+	a->lost_records += b->lost_records;
+	a->lost_samples += b->lost_samples;
+	a->lost += b->lost;
+	if (b->first_time && (!a->first_time || b->first_time < a->first_time))
+		a->first_time = b->first_time;
+	if (b->last_time > a->last_time)
+		a->last_time = b->last_time;
+}
+
 static void mpart__exit(struct mpart *p)
 {
 	free(p->m.iov);
@@ -1385,17 +1401,7 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 				merge__error(m, "%s", parts[i].err);
 			break;
 		}
-		a->records += b->records;
-		a->bytes_in += b->bytes_in;
-		a->rounds += b->rounds;
-		a->samples += b->samples;
-		a->lost_records += b->lost_records;
-		a->lost_samples += b->lost_samples;
-		a->lost += b->lost;
-		if (b->first_time && (!a->first_time || b->first_time < a->first_time))
-			a->first_time = b->first_time;
-		if (b->last_time > a->last_time)
-			a->last_time = b->last_time;
+		merge_stats__add(a, b);
 	}
 	if (!err)
 		err = writer__skip(&m->w, off - m->w.offset);
