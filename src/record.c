@@ -1110,6 +1110,31 @@ static int record__start_streams(struct record *rec)
 
 
 /* Keep a staging directory as the output: perf's directory layout, which perf reads. */
+/*
+ * A staging directory kept as perf's layout after a write error: a data.N
+ * that a full disk cut inside a record (the writer keeps every byte that
+ * reached the file) would end perf's reading of it with a crash, so each is
+ * cut back to its last whole record, as the data file is.
+ */
+static void cut_staging_ring_files(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int i, fd;
+
+	for (i = 0;; i++) {
+		snprintf(path, sizeof(path), "%s/data.%d", dir, i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (fstat(fd, &st) == 0 &&
+		    ftruncate(fd, (off_t)valid_records_size(fd, 0, (u64)st.st_size)) < 0)
+			fprintf(stderr, "precord: cannot cut '%s' back to its last whole record: %s\n",
+				path, strerror(errno));
+		close(fd);
+	}
+}
+
 static int record__keep_dir(const char *staging, const char *path)
 {
 	if (rename(staging, path) == 0)
@@ -1137,6 +1162,7 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 	if (full) {
 		fprintf(stderr, "precord: no room to merge: '%s' keeps perf's directory layout "
 			"(data + data.N), which perf report reads\n", path);
+		cut_staging_ring_files(staging);
 		return record__keep_dir(staging, path);
 	}
 	err = merge__dir(staging, path, &mo, &rec->merged, msg, sizeof(msg));
@@ -1144,6 +1170,7 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 		fprintf(stderr, "precord: %s; '%s' keeps perf's directory layout instead "
 			"('precord merge %s -o FILE' merges it)\n", msg[0] ? msg : strerror(-err),
 			path, path);
+		cut_staging_ring_files(staging);
 		return record__keep_dir(staging, path);
 	}
 	if (msg[0] && !rec->opts.quiet)
