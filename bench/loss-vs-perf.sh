@@ -2,12 +2,15 @@
 # bench/loss-vs-perf.sh — data loss of perf record and precord, one run,
 # alternating recorders inside each repetition, REPS repetitions each.
 #
-#   bench/loss-vs-perf.sh [-r REPS] [-d OUTDIR] [-F "1000 4000 25000 max"] [-q] [-w]
+#   bench/loss-vs-perf.sh [-r REPS] [-d OUTDIR] [-F "1000 4000 25000 max"]
+#                         [-M "32"] [-q] [-w]
 #
 # Workload: bench/matmul with 16 threads on this machine's CPUs (far more
 # runnable threads than CPUs), recorded with --call-graph dwarf,8192 and
-# -m 8 (small rings) at each -F; and the feedback case of seed 001:
-# raw_syscalls:* system-wide while a syscall-heavy dd runs.
+# -m 8 (small rings: three 8 KiB stacks a ring) at each -F; at -F max also
+# with each -m of -M (case matmul-mN: default -m 32, a quarter of perf's
+# default ring); and the feedback case of seed 001: raw_syscalls:*
+# system-wide while a syscall-heavy dd runs.
 # Recorders: perf (serial), perf --aio, perf --threads, perf --threads=numa,
 # precord (default: --threads=numa, write()), precord --threads=cpu, the
 # other two writers (precord --aio, precord --mmap-output), precord
@@ -31,11 +34,12 @@
 # measures them without it.
 set -u
 cd "$(dirname "$0")/.."
-REPS=5 OUT=/var/tmp/precord-loss RATES="1000 4000 25000 max" QUICK=0 WARM=0
-while getopts "r:d:F:qwh" o; do
+REPS=5 OUT=/var/tmp/precord-loss RATES="1000 4000 25000 max" QUICK=0 WARM=0 MAXRINGS="32"
+while getopts "r:d:F:M:qwh" o; do
 	case $o in
 	r) REPS=$OPTARG ;; d) OUT=$OPTARG ;; F) RATES=$OPTARG ;; q) QUICK=1 ;; w) WARM=1 ;;
-	*) sed -n '2,33p' "$0"; exit 0 ;;
+	M) MAXRINGS=$OPTARG ;;
+	*) sed -n '2,36p' "$0"; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/runstat >/dev/null || exit 1
@@ -98,6 +102,11 @@ for ((r = 1; r <= REPS; r++)); do
 		WORK=("${WORK_MATMUL[@]}")
 		for who in "${RECORDERS[@]}"; do
 			one_run matmul "$rate" "$who" "$r" -- -F "$rate" --call-graph dwarf,8192 -m 8
+		done
+	done
+	for m in $MAXRINGS; do
+		for who in "${RECORDERS[@]}"; do
+			one_run "matmul-m$m" max "$who" "$r" -- -F max --call-graph dwarf,8192 -m "$m"
 		done
 	done
 	# The machine's sequential write speed on the same file system, as the
