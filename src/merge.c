@@ -30,11 +30,12 @@
  * FINISHED_ROUND: perf flushes at a marker every queued record up to the
  * newest time seen before the previous marker, and counts a record older
  * than what it flushed "out of order". A marker goes out before the record
- * that reaches or crosses each multiple of round_bytes of kernel records. Inversions
- * the windows absorb leave the output sorted; a record later than that (its
- * ring held it back by more than MERGE_WINDOW records) is still in order
- * for perf as long as it is late by less than round_bytes of output, since
- * everything newer than it was written after the previous marker.
+ * that reaches or crosses each multiple of round_bytes of kernel records.
+ * Inversions the windows absorb leave the output sorted; a record later
+ * than that (its ring held it back by more than MERGE_WINDOW records) is
+ * still in order for perf as long as it is late by less than round_bytes of
+ * output, since everything newer than it was written after the previous
+ * marker.
  *
  * Time of a record, as perf finds it (evlist__event2evsel,
  * evsel__parse_sample_timestamp): the evsel comes from the event id at the
@@ -942,8 +943,9 @@ static double now_seconds(void)
  * every signal blocked (the caller's thread handles them): a merge lasts a
  * fraction of a second, less than a pool takes to discover the topology.
  */
-#define MERGE_CHUNK		(1ULL << 20)	/* walk: one time summary per this much input, */
-#define MERGE_CHUNK_PARTS	8		/* or per this fraction of the least part */
+/* The walk notes one time range per MERGE_CHUNK of input, or per 1/8 of the least part. */
+#define MERGE_CHUNK		(1ULL << 20)
+#define MERGE_CHUNK_PARTS	8
 #define MERGE_PART_MIN		(8ULL << 20)	/* least kernel bytes worth a part */
 #define MERGE_MAX_PARTS		64
 #define MERGE_MAX_RECORD	65536ULL	/* header.size is a u16 */
@@ -1073,7 +1075,7 @@ static int mwalk__cut(const struct mwalk *w, u64 t, u64 *pos, u64 *kbytes)
 }
 
 struct mpart {
-	struct merge		m;	/* the merge's read-only state; own streams, heap, writer */
+	struct merge		m;	/* shared read-only; own streams, heap, writer */
 	struct merge_stats	stats;
 	char			err[256];
 	u64			offset;	/* in the output */
@@ -1327,8 +1329,8 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 	for (s = 0; s < m->nr_streams; s++)
 		walks[s] = (struct mwalk){
 			.m = m, .f = &m->streams[s].file,
-			.chunk = min / MERGE_CHUNK_PARTS < MERGE_CHUNK ? min / MERGE_CHUNK_PARTS + 1 :
-									 MERGE_CHUNK,
+			.chunk = min / MERGE_CHUNK_PARTS < MERGE_CHUNK ?
+				 min / MERGE_CHUNK_PARTS + 1 : MERGE_CHUNK,
 		};
 	for (i = 0; i < t; i++)
 		jobs[i] = (struct mwalk_job){ walks, m->nr_streams, i, t };
