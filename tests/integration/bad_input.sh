@@ -100,6 +100,12 @@ if mount -t tmpfs -o size=1m none "$T/fullsw" 2>/dev/null; then
 	[ -n "$pieces" ] || { cat "$T/err"; fail "full disk, switch: no piece announced"; }
 	for p in $pieces; do
 		opens_in_perf "$T/fullsw.copy/$p" "full disk, switch"
+		# A piece kept as a directory ends every data.N at a whole record
+		# (perf report can crash on a partial one).
+		if [ -d "$T/fullsw.copy/$p" ] &&
+		   "$PRECORD" report --loss "$T/fullsw.copy/$p" 2>&1 | grep -q 'not a whole record'; then
+			fail "full disk, switch: $p keeps a partial record"
+		fi
 	done
 	note "full disk, switch: $(echo $pieces | wc -w) pieces kept and read"
 fi
