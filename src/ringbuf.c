@@ -156,7 +156,9 @@ static int ringbuf__attach(struct ringbuf *rb, void *base, size_t data_size,
 	return 0;
 }
 
-int ringbuf__mmap(struct ringbuf *rb, int fd, unsigned int pages, struct cpu cpu)
+/* Map pages + 1 pages of fd's ring (prot decides the kernel's mode) and attach. */
+static int ringbuf__map_fd(struct ringbuf *rb, int fd, unsigned int pages, struct cpu cpu,
+			   int prot)
 {
 	size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
 	size_t len;
@@ -166,19 +168,22 @@ int ringbuf__mmap(struct ringbuf *rb, int fd, unsigned int pages, struct cpu cpu
 	if (!pages || (pages & (pages - 1)))
 		return -EINVAL;
 	len = ((size_t)pages + 1) * page_size;
-	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	base = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
 	err = ringbuf__attach(rb, base, (size_t)pages * page_size, len);
-	if (err)
-		goto out_unmap;
+	if (err) {
+		munmap(base, len);
+		return err;
+	}
 	rb->fd = fd;
 	rb->cpu = cpu;
 	return 0;
+}
 
-out_unmap:
-	munmap(base, len);
-	return err;
+int ringbuf__mmap(struct ringbuf *rb, int fd, unsigned int pages, struct cpu cpu)
+{
+	return ringbuf__map_fd(rb, fd, pages, cpu, PROT_READ | PROT_WRITE);
 }
 
 int ringbuf__init_mem(struct ringbuf *rb, void *base, size_t data_size)
@@ -387,35 +392,18 @@ static int ringbuf__alloc_sizes(struct ringbuf *rb)
 int ringbuf__mmap_overwrite(struct ringbuf *rb, int fd, unsigned int pages,
 			    struct cpu cpu)
 {
-	size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
-	size_t len;
-	void *base;
-	int err;
-
-	if (!pages || (pages & (pages - 1)))
-		return -EINVAL;
-	len = ((size_t)pages + 1) * page_size;
 	/* No PROT_WRITE: the kernel's ring is then in overwrite mode. */
-	base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		return -errno;
-	err = ringbuf__attach(rb, base, (size_t)pages * page_size, len);
+	int err = ringbuf__map_fd(rb, fd, pages, cpu, PROT_READ);
+
 	if (err)
-		goto out_unmap;
+		return err;
 	err = ringbuf__alloc_sizes(rb);
-	if (err)
-		goto out_munmap_ring;
-	rb->fd = fd;
-	rb->cpu = cpu;
+	if (err) {
+		ringbuf__munmap(rb);
+		return err;
+	}
 	rb->overwrite = true;
 	return 0;
-
-out_munmap_ring:
-	ringbuf__munmap(rb);
-	return err;
-out_unmap:
-	munmap(base, len);
-	return err;
 }
 
 static int ringbuf__set_paused(struct ringbuf *rb, unsigned long paused)
