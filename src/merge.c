@@ -644,7 +644,8 @@ static int merge__flush_run(struct merge *m)
 	return err;
 }
 
-static int merge__append(struct merge *m, const u8 *p, size_t len)
+/* Bytes that stay put until written (a mapping: merge__release() flushes first; m->copy). */
+static int merge__put_mapped(struct merge *m, const u8 *p, size_t len)
 {
 	struct iovec *last = m->nr_iov ? &m->iov[m->nr_iov - 1] : NULL;
 	int err;
@@ -662,12 +663,6 @@ static int merge__append(struct merge *m, const u8 *p, size_t len)
 	return 0;
 }
 
-/* Bytes that stay mapped until they are written (merge__release() flushes first). */
-static int merge__put_mapped(struct merge *m, const u8 *p, size_t len)
-{
-	return merge__append(m, p, len);
-}
-
 /* Bytes that may move (an arena, the stack): copied into m->copy. */
 static int merge__put_copy(struct merge *m, const void *p, size_t len)
 {
@@ -681,7 +676,7 @@ static int merge__put_copy(struct merge *m, const void *p, size_t len)
 			return writer__write(&m->w, p, len);
 	}
 	memcpy(m->copy + m->copy_len, p, len);
-	err = merge__append(m, m->copy + m->copy_len, len);
+	err = merge__put_mapped(m, m->copy + m->copy_len, len);
 	m->copy_len += len;
 	return err;
 }
