@@ -126,6 +126,17 @@ struct id_slot {
 	int	attr;		/* -1: empty slot */
 };
 
+/* The time of a record, from the attrs of DIR/data: mclock__time(). */
+struct mclock {
+	int			nr_attrs;
+	struct mattr		*mattrs;
+	struct id_slot		*ids;
+	u64			ids_mask;
+	int			id_pos;		/* u64 index of the id in a sample, -1: none */
+	int			is_pos;		/* the id is body[n - is_pos] elsewhere, -1: none */
+	bool			sample_id_all;
+};
+
 /* A record held in a stream's window. */
 struct wrec {
 	u64	time;
@@ -145,6 +156,7 @@ struct mfile {
 
 struct mstream {
 	int		idx;		/* order among the streams: breaks time ties */
+	long		num;		/* N of data.N */
 	struct mfile	file;
 	struct zdecomp	*zd;		/* created at the first COMPRESSED record */
 	u8		*arena;		/* decompressed records */
@@ -164,12 +176,7 @@ struct merge {
 	/* I: from DIR/data, read-only while merging */
 	struct perf_file_header	hdr;
 	struct header_attrs	attrs;
-	struct mattr		*mattrs;
-	struct id_slot		*ids;
-	u64			ids_mask;
-	int			id_pos;		/* u64 index of the id in a sample, -1: none */
-	int			is_pos;		/* the id is body[n - is_pos] elsewhere, -1: none */
-	bool			sample_id_all;
+	struct mclock		clock;
 	struct header_payload	*feats;
 	int			nr_feats;
 	bool			data_unfinished;	/* data size 0, no features: killed */
@@ -238,17 +245,17 @@ static void mattr__init(struct mattr *ma, const struct perf_event_attr *attr)
 }
 
 /* perf's __perf_evsel__calc_id_pos() and __perf_evsel__calc_is_pos(). */
-static void merge__id_positions(struct merge *m, u64 t)
+static void mclock__id_positions(struct mclock *c, u64 t)
 {
-	m->id_pos = -1;
-	m->is_pos = -1;
+	c->id_pos = -1;
+	c->is_pos = -1;
 	if (t & PERF_SAMPLE_IDENTIFIER) {
-		m->id_pos = 0;
-		m->is_pos = 1;
+		c->id_pos = 0;
+		c->is_pos = 1;
 	} else if (t & PERF_SAMPLE_ID) {
-		m->id_pos = sample_type__count(t, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		c->id_pos = sample_type__count(t, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 					       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
-		m->is_pos = 1 + sample_type__count(t, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
+		c->is_pos = 1 + sample_type__count(t, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
 	}
 }
 
@@ -257,74 +264,100 @@ static u64 id__hash(u64 id)
 	return id * 0x9e3779b97f4a7c15ULL;
 }
 
-static int merge__build_ids(struct merge *m)
+static int mclock__build_ids(struct mclock *c, const struct header_attrs *attrs)
 {
 	u64 nr = 0, size = 16, i, j;
 	int a;
 
-	for (a = 0; a < m->attrs.nr; a++)
-		nr += m->attrs.entries[a].nr_ids;
+	for (a = 0; a < attrs->nr; a++)
+		nr += attrs->entries[a].nr_ids;
 	while (size < 2 * nr)
 		size *= 2;
-	m->ids = malloc(sizeof(*m->ids) * size);
-	if (!m->ids)
+	c->ids = malloc(sizeof(*c->ids) * size);
+	if (!c->ids)
 		return -ENOMEM;
 	for (i = 0; i < size; i++)
-		m->ids[i].attr = -1;
-	m->ids_mask = size - 1;
-	for (a = 0; a < m->attrs.nr; a++) {
-		const struct header_attr *ha = &m->attrs.entries[a];
+		c->ids[i].attr = -1;
+	c->ids_mask = size - 1;
+	for (a = 0; a < attrs->nr; a++) {
+		const struct header_attr *ha = &attrs->entries[a];
 
 		for (j = 0; j < ha->nr_ids; j++) {
-			i = id__hash(ha->ids[j]) & m->ids_mask;
-			while (m->ids[i].attr >= 0 && m->ids[i].id != ha->ids[j])
-				i = (i + 1) & m->ids_mask;
-			m->ids[i] = (struct id_slot){ ha->ids[j], a };
+			i = id__hash(ha->ids[j]) & c->ids_mask;
+			while (c->ids[i].attr >= 0 && c->ids[i].id != ha->ids[j])
+				i = (i + 1) & c->ids_mask;
+			c->ids[i] = (struct id_slot){ ha->ids[j], a };
 		}
 	}
 	return 0;
 }
 
-static int merge__id2attr(const struct merge *m, u64 id)
+/* Where each attr's records keep their id and time; 0, -EINVAL (no attr) or -ENOMEM. */
+static int mclock__init(struct mclock *c, const struct header_attrs *attrs)
 {
-	u64 i = id__hash(id) & m->ids_mask;
+	int i;
 
-	while (m->ids[i].attr >= 0) {
-		if (m->ids[i].id == id)
-			return m->ids[i].attr;
-		i = (i + 1) & m->ids_mask;
+	*c = (struct mclock){ 0 };
+	if (!attrs->nr)
+		return -EINVAL;
+	c->mattrs = calloc((size_t)attrs->nr, sizeof(*c->mattrs));
+	if (!c->mattrs)
+		return -ENOMEM;
+	c->nr_attrs = attrs->nr;
+	for (i = 0; i < attrs->nr; i++)
+		mattr__init(&c->mattrs[i], &attrs->entries[i].attr);
+	mclock__id_positions(c, attrs->entries[0].attr.sample_type);
+	c->sample_id_all = attrs->entries[0].attr.sample_id_all;
+	return mclock__build_ids(c, attrs);
+}
+
+static void mclock__exit(struct mclock *c)
+{
+	free(c->mattrs);
+	free(c->ids);
+	*c = (struct mclock){ 0 };
+}
+
+static int mclock__id2attr(const struct mclock *c, u64 id)
+{
+	u64 i = id__hash(id) & c->ids_mask;
+
+	while (c->ids[i].attr >= 0) {
+		if (c->ids[i].id == id)
+			return c->ids[i].attr;
+		i = (i + 1) & c->ids_mask;
 	}
 	return -1;
 }
 
 /* The attr index of a record (evlist__event2evsel()), -1 when unknown. */
-static int merge__attr_of(const struct merge *m, const struct perf_event_header *h,
-			  const u8 *body, u64 n)
+static int mclock__attr_of(const struct mclock *c, const struct perf_event_header *h,
+			   const u8 *body, u64 n)
 {
 	u64 id;
 
-	if (m->attrs.nr == 1)
+	if (c->nr_attrs == 1)
 		return 0;
-	if (h->type != PERF_RECORD_SAMPLE && !m->sample_id_all)
+	if (h->type != PERF_RECORD_SAMPLE && !c->sample_id_all)
 		return 0;
 	if (h->type == PERF_RECORD_SAMPLE) {
-		if (m->id_pos < 0)
+		if (c->id_pos < 0)
 			return 0;
-		if ((u64)m->id_pos >= n)
+		if ((u64)c->id_pos >= n)
 			return -1;
-		id = load_u64(body + 8 * (u64)m->id_pos);
+		id = load_u64(body + 8 * (u64)c->id_pos);
 	} else {
-		if (m->is_pos < 0)
+		if (c->is_pos < 0)
 			return 0;
-		if ((u64)m->is_pos > n)
+		if ((u64)c->is_pos > n)
 			return -1;
-		id = load_u64(body + 8 * (n - (u64)m->is_pos));
+		id = load_u64(body + 8 * (n - (u64)c->is_pos));
 	}
-	return id ? merge__id2attr(m, id) : 0;
+	return id ? mclock__id2attr(c, id) : 0;
 }
 
 /* A record's time, 0 when it has none (perf delivers those unsorted). */
-static u64 merge__time(const struct merge *m, const u8 *rec)
+static u64 mclock__time(const struct mclock *c, const u8 *rec)
 {
 	const struct perf_event_header *h = (const void *)rec;
 	const u8 *body = rec + HDR_SIZE;
@@ -334,10 +367,10 @@ static u64 merge__time(const struct merge *m, const u8 *rec)
 
 	if (h->type >= PERF_RECORD_USER_TYPE_START)
 		return 0;
-	a = merge__attr_of(m, h, body, n);
+	a = mclock__attr_of(c, h, body, n);
 	if (a < 0)
 		return 0;
-	ma = &m->mattrs[a];
+	ma = &c->mattrs[a];
 	if (h->type == PERF_RECORD_SAMPLE)
 		return ma->time_idx >= 0 && (u64)ma->time_idx < n ?
 		       load_u64(body + 8 * (u64)ma->time_idx) : 0;
@@ -576,7 +609,7 @@ static int mstream__read(struct merge *m, struct mstream *s, struct wrec *r)
 		}
 		break;
 	}
-	r->time = merge__time(m, wrec__data(s, r));
+	r->time = mclock__time(&m->clock, wrec__data(s, r));
 	return 1;
 }
 
@@ -925,7 +958,12 @@ static double now_seconds(void)
  * greatest time of the records that start in it; a cut is then looked for
  * in the one chunk that holds T, and a T with no clean cut in some file
  * (an inversion across it) is dropped. The walk's faults map the pages the
- * parts then read.
+ * parts then read. When the recording ran in this process, its streaming
+ * threads noted the same chunks as they wrote each file (merge_index, the
+ * records hot in their cache) and a file the index covers to its last byte
+ * is not walked. Measured on 1 GB in two files: the merge takes 12% less
+ * (0.206 s against 0.236 s; the walk was a fifth of it, but its page
+ * faults move to the parts).
  *
  * The parts write through WRITER_MMAP windows, each into its own range,
  * after one posix_fallocate() of all of them (a full disk is -ENOSPC then,
@@ -953,7 +991,7 @@ struct mchunk {
 };
 
 struct mwalk {
-	const struct merge	*m;
+	const struct mclock	*clock;
 	const struct mfile	*f;
 	u64			chunk;		/* input bytes a chunk covers */
 	struct mchunk		*chunks;
@@ -962,7 +1000,16 @@ struct mwalk {
 	u64			kbytes;		/* kernel bytes in [0, end) */
 	const char		*cut;		/* why the file ends at end, NULL: it does */
 	bool			plain;		/* only timed kernel records and rounds */
+	bool			done;		/* taken from the index: nothing to walk */
 	int			error;
+};
+
+/* What the streaming threads note as they write: one walk per data.N. */
+struct merge_index {
+	struct header_attrs	attrs;
+	struct mclock		clock;
+	int			nr_files;
+	struct mwalk		*files;
 };
 
 /* The header of the record at pos, or why none can be read there. */
@@ -978,51 +1025,153 @@ static const char *mfile__header_at(const struct mfile *f, u64 pos, struct perf_
 	return NULL;
 }
 
+/*
+ * The record at w->end, of header h, joins the walk: w->end moves past it.
+ * false when the walk cannot go on (not a plain file, or no memory).
+ */
+static bool mwalk__note(struct mwalk *w, const u8 *rec, const struct perf_event_header *h)
+{
+	u64 pos = w->end, t;
+
+	if (h->type == PERF_RECORD_FINISHED_ROUND) {
+		w->end += h->size;
+		return true;
+	}
+	t = mclock__time(w->clock, rec);
+	if (h->type >= PERF_RECORD_USER_TYPE_START || !t || t == ~0ULL) {
+		w->plain = false;	/* COMPRESSED, AUXTRACE, no time */
+		return false;
+	}
+	if (!w->nr_chunks || pos >= w->chunks[w->nr_chunks - 1].off + w->chunk) {
+		if (w->nr_chunks == w->cap) {
+			int cap = w->cap ? 2 * w->cap : 64;
+			struct mchunk *c = realloc(w->chunks, sizeof(*c) * (size_t)cap);
+
+			if (!c) {
+				w->error = -ENOMEM;
+				return false;
+			}
+			w->chunks = c;
+			w->cap = cap;
+		}
+		w->chunks[w->nr_chunks++] = (struct mchunk){ pos, w->kbytes, t, t };
+	} else {
+		struct mchunk *c = &w->chunks[w->nr_chunks - 1];
+
+		if (t < c->tmin)
+			c->tmin = t;
+		if (t > c->tmax)
+			c->tmax = t;
+	}
+	w->kbytes += h->size;
+	w->end += h->size;
+	return true;
+}
+
 static void mwalk__run(struct mwalk *w)
 {
 	const struct mfile *f = w->f;
 	struct perf_event_header h;
-	u64 pos = 0, t;
 
 	w->plain = true;
-	while (pos < f->map_len) {
-		w->cut = mfile__header_at(f, pos, &h);
-		if (w->cut)
+	while (w->end < f->map_len) {
+		w->cut = mfile__header_at(f, w->end, &h);
+		if (w->cut || !mwalk__note(w, f->map + w->end, &h))
 			break;
-		if (h.type == PERF_RECORD_FINISHED_ROUND) {
-			pos += h.size;
-			continue;
-		}
-		t = merge__time(w->m, f->map + pos);
-		if (h.type >= PERF_RECORD_USER_TYPE_START || !t || t == ~0ULL) {
-			w->plain = false;	/* COMPRESSED, AUXTRACE, no time */
-			return;
-		}
-		if (!w->nr_chunks || pos >= w->chunks[w->nr_chunks - 1].off + w->chunk) {
-			if (w->nr_chunks == w->cap) {
-				int cap = w->cap ? 2 * w->cap : 64;
-				struct mchunk *c = realloc(w->chunks, sizeof(*c) * (size_t)cap);
-
-				if (!c) {
-					w->error = -ENOMEM;
-					return;
-				}
-				w->chunks = c;
-				w->cap = cap;
-			}
-			w->chunks[w->nr_chunks++] = (struct mchunk){ pos, w->kbytes, t, t };
-		} else {
-			struct mchunk *c = &w->chunks[w->nr_chunks - 1];
-
-			if (t < c->tmin)
-				c->tmin = t;
-			if (t > c->tmax)
-				c->tmax = t;
-		}
-		w->kbytes += h.size;
-		pos += h.size;
 	}
-	w->end = pos;
+}
+
+struct merge_index *merge_index__new(const char *dir, int nr_files, u64 chunk)
+{
+	struct merge_index *idx = calloc(1, sizeof(*idx));
+	struct perf_file_header hdr;
+	char path[PATH_MAX];
+	int fd, i, err;
+
+	if (!idx)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/data", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : header__read(fd, &hdr);
+	if (!err)
+		err = header__read_attrs(fd, &hdr, &idx->attrs);
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		err = mclock__init(&idx->clock, &idx->attrs);
+	idx->files = err || nr_files < 1 ? NULL : calloc((size_t)nr_files, sizeof(*idx->files));
+	if (!idx->files) {
+		merge_index__delete(idx);
+		return NULL;
+	}
+	idx->nr_files = nr_files;
+	for (i = 0; i < nr_files; i++)
+		idx->files[i] = (struct mwalk){
+			.clock = &idx->clock, .chunk = chunk ? chunk : MERGE_CHUNK, .plain = true,
+		};
+	return idx;
+}
+
+void merge_index__delete(struct merge_index *idx)
+{
+	int i;
+
+	if (!idx)
+		return;
+	for (i = 0; i < idx->nr_files; i++)
+		free(idx->files[i].chunks);
+	free(idx->files);
+	mclock__exit(&idx->clock);
+	header_attrs__exit(&idx->attrs);
+	free(idx);
+}
+
+void merge_index__add(struct merge_index *idx, int file, const void *run, size_t len)
+{
+	const u8 *p = run, *end = p + len;
+	struct mwalk *w;
+
+	if (!idx || file < 0 || file >= idx->nr_files)
+		return;
+	w = &idx->files[file];
+	/* From a record it cannot place on, the index only counts bytes. */
+	while (p < end && w->plain && !w->error) {
+		const struct perf_event_header *h = (const void *)p;
+
+		if (!mwalk__note(w, p, h))
+			break;
+		p += h->size;
+	}
+	w->end += (u64)(end - p);
+}
+
+/*
+ * File s's walk from the index, when the index covers every byte of it
+ * with chunks no larger than the walk's; true when taken.
+ */
+static bool mwalk__from_index(struct mwalk *w, const struct merge_index *idx, long num)
+{
+	const struct mwalk *iw;
+	struct mchunk *c;
+
+	if (!idx || num < 0 || num >= idx->nr_files)
+		return false;
+	iw = &idx->files[num];
+	if (iw->error || iw->end != w->f->map_len || iw->chunk > w->chunk)
+		return false;
+	c = iw->nr_chunks ? malloc(sizeof(*c) * (size_t)iw->nr_chunks) : NULL;
+	if (iw->nr_chunks && !c)
+		return false;
+	if (c)
+		memcpy(c, iw->chunks, sizeof(*c) * (size_t)iw->nr_chunks);
+	w->chunks = c;
+	w->nr_chunks = w->cap = iw->nr_chunks;
+	w->chunk = iw->chunk;
+	w->end = iw->end;
+	w->kbytes = iw->kbytes;
+	w->plain = iw->plain;
+	w->done = true;
+	return true;
 }
 
 /*
@@ -1054,7 +1203,7 @@ static int mwalk__cut(const struct mwalk *w, u64 t, u64 *pos, u64 *kbytes)
 	while (p < stop) {
 		memcpy(&h, f->map + p, sizeof(h));
 		if (h.type != PERF_RECORD_FINISHED_ROUND) {
-			rt = merge__time(w->m, f->map + p);
+			rt = mclock__time(w->clock, f->map + p);
 			if (!found && rt >= t) {
 				found = true;
 				*pos = p;
@@ -1116,7 +1265,8 @@ static void *mwalk__thread(void *arg)
 	int i;
 
 	for (i = job->first; i < job->nr; i += job->step)
-		mwalk__run(&job->walks[i]);
+		if (!job->walks[i].done)
+			mwalk__run(&job->walks[i]);
 	return NULL;
 }
 
@@ -1295,7 +1445,7 @@ static int merge__cpus(void)
  */
 static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 {
-	int nr = opts->jobs ? opts->jobs : merge__cpus(), t, s, i, err = 0, ret = 0;
+	int nr = opts->jobs ? opts->jobs : merge__cpus(), t, s, i, n, err = 0, ret = 0;
 	u64 min = opts->part_min ? opts->part_min : MERGE_PART_MIN, total = 0, off;
 	struct mwalk *walks = NULL;
 	struct mwalk_job *jobs = NULL;
@@ -1321,15 +1471,21 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (s = 0; s < m->nr_streams; s++)
+	for (s = 0, n = 0; s < m->nr_streams; s++) {
 		walks[s] = (struct mwalk){
-			.m = m, .f = &m->streams[s].file,
+			.clock = &m->clock, .f = &m->streams[s].file,
 			.chunk = min / MERGE_CHUNK_PARTS < MERGE_CHUNK ?
 				 min / MERGE_CHUNK_PARTS + 1 : MERGE_CHUNK,
 		};
-	for (i = 0; i < t; i++)
-		jobs[i] = (struct mwalk_job){ walks, m->nr_streams, i, t };
-	merge__threads(t, mwalk__thread, jobs, sizeof(*jobs));
+		if (mwalk__from_index(&walks[s], opts->index, m->streams[s].num))
+			n++;
+	}
+	m->stats->indexed = n;
+	if (n < m->nr_streams) {
+		for (i = 0; i < t; i++)
+			jobs[i] = (struct mwalk_job){ walks, m->nr_streams, i, t };
+		merge__threads(t, mwalk__thread, jobs, sizeof(*jobs));
+	}
 	for (s = 0; !err && s < m->nr_streams; s++) {
 		if (walks[s].error)
 			err = walks[s].error;
@@ -1463,20 +1619,9 @@ static int merge__check_feats(struct merge *m)
 
 static int merge__read_attrs(struct merge *m, int fd)
 {
-	int i, err = header__read_attrs(fd, &m->hdr, &m->attrs);
+	int err = header__read_attrs(fd, &m->hdr, &m->attrs);
 
-	if (err)
-		return err;
-	if (!m->attrs.nr)
-		return -EINVAL;
-	m->mattrs = calloc((size_t)m->attrs.nr, sizeof(*m->mattrs));
-	if (!m->mattrs)
-		return -ENOMEM;
-	for (i = 0; i < m->attrs.nr; i++)
-		mattr__init(&m->mattrs[i], &m->attrs.entries[i].attr);
-	merge__id_positions(m, m->attrs.entries[0].attr.sample_type);
-	m->sample_id_all = m->attrs.entries[0].attr.sample_id_all;
-	return merge__build_ids(m);
+	return err ? err : mclock__init(&m->clock, &m->attrs);
 }
 
 /*
@@ -1639,6 +1784,7 @@ static int merge__open_streams(struct merge *m)
 			break;
 		}
 		m->streams[i].idx = i;
+		m->streams[i].num = idx[i];
 		m->nr_streams = i + 1;
 	}
 	free(idx);
@@ -1762,8 +1908,7 @@ static void merge__exit(struct merge *m)
 	mstream__exit(&m->data);
 	free(m->streams);
 	free(m->heap);
-	free(m->mattrs);
-	free(m->ids);
+	mclock__exit(&m->clock);
 	header_attrs__exit(&m->attrs);
 	header_payloads__free(m->feats, m->nr_feats);
 	zcomp__delete(m->zc);

@@ -87,6 +87,7 @@ struct record {
 	char			staging[PATH_MAX];	/* "<output>.staging" */
 	char			data_path[PATH_MAX];	/* the file out_fd writes */
 	struct merge_stats	merged;
+	struct merge_index	*index;		/* the data.N records, noted by the threads */
 	bool			streams_started;
 	struct wq_pool		*pool;		/* the global workers: one per recorded CPU */
 	struct wq		*wq;
@@ -1030,10 +1031,12 @@ static void record__print_summary(struct record *rec)
 			(unsigned long long)s->lost_records, (unsigned long long)s->lost);
 	}
 	if (rec->threaded && !rec->opts.no_merge && rec->merged.nr_files >= 0 && rec->merged.seconds > 0)
-		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s) ]\n",
+		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s%s) ]\n",
 			rec->merged.nr_files, rec->merged.seconds,
 			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds,
-			rec->merged.parts > 1 ? ", a thread per CPU" : "");
+			rec->merged.parts > 1 ? ", a thread per CPU" : "",
+			rec->merged.parts > 1 && rec->merged.indexed == rec->merged.nr_files ?
+			", no walk: the threads' record index" : "");
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)
@@ -1086,6 +1089,13 @@ static int record__start_streams(struct record *rec)
 	/* Streaming threads get the CPU when their rings fill: real-time by default. */
 	if (rec->threaded && !cfg.rt_prio && !o->no_realtime)
 		cfg.rt_prio = DEFAULT_RT_PRIO;
+	/*
+	 * One set of plain data.N files, merged at the end: the threads note
+	 * where their records lie, so the merge need not walk them. Without
+	 * one (no memory, an unreadable header) the merge walks.
+	 */
+	if (rec->threaded && !o->comp_level && !o->switch_output && !o->overwrite)
+		rec->index = cfg.index = merge_index__new(rec->staging, rec->evlist->nr_rings, 0);
 	err = streams__init(&rec->streams, rec->evlist, &cfg, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
@@ -1152,7 +1162,9 @@ static int record__keep_dir(const char *staging, const char *path)
  */
 static int record__finish_dir(struct record *rec, const char *staging, const char *path)
 {
-	struct merge_opts mo = { .quiet = rec->opts.quiet, .comp_level = rec->opts.comp_level };
+	struct merge_opts mo = {
+		.quiet = rec->opts.quiet, .comp_level = rec->opts.comp_level, .index = rec->index,
+	};
 	bool full = rec->write_error == -ENOSPC || rec->write_error == -EDQUOT;
 	char msg[512] = "";
 	int err;
@@ -1745,6 +1757,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	workload__reap(&rec.wl, !rec.wl.exited);
 	status = record__exit_status(&rec, err ? err : rec.write_error);
 	streams__exit(&rec.streams);
+	merge_index__delete(rec.index);
 	goto out_close;
 
 out_delete:

@@ -14,7 +14,10 @@
  * Data flow: kernel ring → ringbuf__read() → stream_sink() → writer: one
  * writer for every ring (one file), or one per ring (a perf directory's
  * data.N files, --threads), opened by the thread itself after it has bound
- * its memory to its NUMA node, so its staging buffers are node-local.
+ * its memory to its NUMA node, so its staging buffers are node-local. With
+ * an index (stream.index), each run written to a data.N is also noted in it
+ * while the records are still in the cache: where each chunk of the file
+ * starts and its time range, which spares the merge a walk over the file.
  */
 #include <errno.h>
 #include <poll.h>
@@ -28,6 +31,7 @@
 #include <numa.h>
 
 #include "precord/stream.h"
+#include "precord/merge.h"
 
 int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings,
 		 struct writer *writer, size_t time_off, int notify_fd)
@@ -43,6 +47,7 @@ int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings
 	s->node = -1;
 	s->write_rounds = true;
 	s->ack_fd = -1;
+	s->cur_file = -1;
 	s->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->ctl_fd < 0)
 		return -errno;
@@ -81,6 +86,8 @@ static int stream_sink(void *ctx, const void *data, size_t size)
 
 	if (err)
 		return err;
+	if (s->cur_file >= 0)
+		merge_index__add(s->index, s->cur_file, data, size);
 	if (s->time_off)
 		stream__note_times(s, data, size);
 	return 0;
@@ -131,6 +138,8 @@ static void stream__aim(struct stream *s, int slot)
 {
 	s->cur = s->ring_writers ? &s->ring_writers[slot] : s->writer;
 	s->cur_zc = s->zc ? s->zc[s->ring_writers ? slot : 0] : NULL;
+	s->cur_file = s->index && s->ring_writers && !s->cur_zc && slot < s->nr_rings ?
+		      s->rings[slot]->idx : -1;
 }
 
 ssize_t stream__drain(struct stream *s)
@@ -406,6 +415,7 @@ static int stream__switch_files(struct stream *s)
 	err = stream__close_writers(s);
 	if (n < 0)
 		err = (int)n;
+	s->index = NULL;	/* it describes the files just finished */
 	for (i = 0; i < s->nr_files; i++)
 		s->out_fds[i] = s->next_fds[i];
 	s->files_set++;

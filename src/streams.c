@@ -119,6 +119,7 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 	s->aio = cfg->aio;
 	s->comp_level = cfg->comp_level;
 	s->mmap_flush = cfg->mmap_flush;
+	s->index = cfg->index;
 	return 0;
 }
 

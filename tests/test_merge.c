@@ -1181,6 +1181,137 @@ static void test_parallel_fallback(void **state)
 	assert_true(st.parts == 0 || st.parts >= 2);
 }
 
+/* The whole of a file, in *len bytes (malloc'ed). */
+static u8 *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	u8 *p;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	p = malloc((size_t)st.st_size + 1);
+	assert_non_null(p);
+	assert_int_equal(read(fd, p, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return p;
+}
+
+/*
+ * What a streaming thread does: each data.N of the directory handed to the
+ * index in runs of whole records, of sizes that vary (one record up to
+ * many), as ring reads come; a partial record at the end is not handed.
+ */
+static struct merge_index *index_dir(const char *dir, int nr, u64 chunk)
+{
+	struct merge_index *idx = merge_index__new(dir, nr, chunk);
+	char path[256];
+	unsigned int seed = 7;
+	int file;
+
+	assert_non_null(idx);
+	for (file = 0; file < nr; file++) {
+		size_t len, pos = 0;
+		u8 *p;
+
+		snprintf(path, sizeof(path), "%s/data.%d", dir, file);
+		p = read_whole(path, &len);
+		while (pos < len) {
+			size_t run = 0;
+			int n = 1 + (int)(rand_r(&seed) % 40);
+
+			while (n-- > 0 && pos + run + HDR <= len) {
+				const struct perf_event_header *h = (const void *)(p + pos + run);
+
+				if (pos + run + h->size > len)
+					break;
+				run += h->size;
+			}
+			if (!run)
+				break;
+			merge_index__add(idx, file, p + pos, run);
+			pos += run;
+		}
+		free(p);
+	}
+	return idx;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+	size_t la, lb;
+	u8 *pa = read_whole(a, &la), *pb = read_whole(b, &lb);
+
+	assert_int_equal(la, lb);
+	assert_memory_equal(pa, pb, la);
+	free(pa);
+	free(pb);
+}
+
+/*
+ * The index the streaming threads keep gives the parallel merge the file
+ * it gets from walking the files, byte for byte; a file it does not cover
+ * to the byte (data.2 ends inside a record) is walked; one whose chunks
+ * are coarser than the merge's is not used; an untimed record in it makes
+ * the merge sequential, as a walk would.
+ */
+static void test_parallel_index(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts four = { .round_bytes = 65536, .jobs = 4, .part_min = 16384 };
+	struct merge_opts opts = four;
+	struct merge_stats sw, si;
+	char walked[128], err_w[512], err_i[512];
+	struct merge_index *idx;
+
+	make_parallel_dir(f, false);
+	snprintf(walked, sizeof(walked), "%s/walked.out", f->dir);
+	assert_int_equal(merge__dir(f->dir, walked, &four, &sw, err_w, sizeof(err_w)), 0);
+	assert_int_equal(sw.indexed, 0);
+
+	/* chunks of 2048: no larger than the walk's (part_min / 8 + 1) */
+	idx = index_dir(f->dir, 3, 2048);
+	opts.index = idx;
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &si, err_i, sizeof(err_i)), 0);
+	if (on_tmpfs(f->dir)) {
+		print_message("%s is on tmpfs: the merge ran on one thread\n", f->dir);
+		assert_int_equal(si.parts, 0);
+	} else {
+		assert_int_equal(si.indexed, 2);	/* data.0 and data.1; data.2 walked */
+		assert_int_equal(si.parts, sw.parts);
+	}
+	assert_string_equal(err_i, err_w);
+	assert_int_equal(si.records, sw.records);
+	assert_int_equal(si.rounds, sw.rounds);
+	assert_same_file(walked, f->out);
+	merge_index__delete(idx);
+
+	/* coarser chunks than the merge plans with: walked */
+	idx = index_dir(f->dir, 3, 1 << 20);
+	opts.index = idx;
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &si, NULL, 0), 0);
+	assert_int_equal(si.indexed, 0);
+	assert_same_file(walked, f->out);
+	merge_index__delete(idx);
+
+	/* a record without a time: one thread, as when walked */
+	make_parallel_dir(f, true);
+	idx = index_dir(f->dir, 3, 2048);
+	opts.index = idx;
+	assert_int_equal(merge__dir(f->dir, f->out, &opts, &si, NULL, 0), 0);
+	assert_int_equal(si.parts, 0);
+	merge_index__delete(idx);
+
+	/* no DIR/data to say where times are: no index; and NULL is harmless */
+	unlink(walked);
+	snprintf(walked, sizeof(walked), "%s/data", f->dir);
+	unlink(walked);
+	assert_null(merge_index__new(f->dir, 3, 0));
+	merge_index__add(NULL, 0, walked, 8);
+	merge_index__delete(NULL);
+}
+
 /* data.N made of COMPRESSED records (perf -z --threads) merge as their plain versions. */
 static void test_compressed_input(void **state)
 {
@@ -1446,6 +1577,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel_fallback, setup_disk, teardown),
+		cmocka_unit_test_setup_teardown(test_parallel_index, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),

@@ -13,11 +13,31 @@
 #include <stddef.h>
 #include "precord/perf-file.h"
 
+/*
+ * The record index of a staging directory's data.N files, kept by the
+ * streaming threads as they write them so that the parallel merge need not
+ * walk every record header: per chunk of records, where it starts and the
+ * least and greatest time of the records that start in it. The main thread
+ * creates it once DIR/data holds the attrs and ids (they tell where a
+ * record's time is); only the thread that writes data.N adds to file N,
+ * always whole records in file order; the merge reads it after those
+ * threads were joined. A file the index does not cover byte for byte is
+ * walked as before.
+ */
+struct merge_index;
+
+/* For data.0 … data.(nr_files - 1) of dir, chunks of `chunk` bytes (0: 1 MiB); NULL: none. */
+struct merge_index *merge_index__new(const char *dir, int nr_files, u64 chunk);
+void merge_index__delete(struct merge_index *idx);	/* accepts NULL */
+/* A run of whole records just handed to data.N's writer (file = N). */
+void merge_index__add(struct merge_index *idx, int file, const void *run, size_t len);
+
 struct merge_opts {
 	u64	round_bytes;	/* write FINISHED_ROUND every this many bytes (0: 4 MiB) */
 	int	comp_level;	/* >0: write COMPRESSED records (one zstd stream), 0: plain */
 	int	jobs;		/* threads for the kernel records (0: the CPUs we may use, 1: one) */
 	u64	part_min;	/* least kernel bytes per thread (0: 8 MiB) */
+	const struct merge_index *index;	/* what the writers noted; NULL: walk the files */
 	bool	quiet;
 };
 
@@ -37,6 +57,7 @@ struct merge_stats {
 	int	nr_cut;		/* files whose stream ended before the file did */
 	u64	bytes_cut;	/* bytes left out there (a partial or zeroed tail) */
 	int	parts;		/* threads that merged the kernel records (0: the caller alone) */
+	int	indexed;	/* data.N files the parallel merge took from the index, not a walk */
 };
 
 /*

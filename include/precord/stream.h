@@ -15,6 +15,8 @@
 #include "precord/writer.h"
 #include "precord/compress.h"
 
+struct merge_index;
+
 /* Staging buffer of each per-ring writer (a data.N file). */
 #define STREAM_RING_BUF_SIZE	(256 * 1024)
 
@@ -99,11 +101,18 @@ struct stream {
 	int			aio;		/* WRITER_AIO: buffers in flight */
 	int			comp_level;	/* -z: zstd level, 0: records as they are */
 	unsigned int		mmap_flush;	/* skip a ring holding fewer bytes (not at the end) */
+	/*
+	 * Per-ring output: each run written to ring i's file is noted in the
+	 * merge's index as data.(rings[i]->idx), so the merge need not walk
+	 * it. NULL: none (one-file mode, -z, or files that change).
+	 */
+	struct merge_index	*index;
 
 	/* S: the thread's own, until stream__stop(). */
 	struct writer		*cur;		/* the writer of the ring being read */
 	struct zcomp		**zc;		/* one stream per file: [nr_rings] or [1] */
 	struct zcomp		*cur_zc;
+	int			cur_file;	/* N of the data.N being written, -1: not indexed */
 	bool			final;		/* the last pass: take every byte */
 	bool			held;		/* the file is full (SIZE): rings wait for a switch */
 	unsigned int		files_set;	/* switches so far: which set of files it writes */

@@ -25,6 +25,7 @@ struct streams_config {
 	int			comp_level;	/* -z level, 0: off */
 	unsigned int		mmap_flush;	/* --mmap-flush bytes, 0/1: every byte */
 	struct stream_shared	*shared;	/* --switch-output=SIZE counter; NULL: none */
+	struct merge_index	*index;		/* with spec: note the data.N records; NULL: none */
 };
 
 struct streams {

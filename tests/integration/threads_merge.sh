@@ -89,6 +89,18 @@ kill -INT $pid; wait $pid; st=$?
 perf report --stats -i "$T/i.data" >/dev/null 2>"$T/i.err" || { cat "$T/i.err"; fail "SIGINT: perf cannot read the file"; }
 [ ! -e "$T/i.data.staging" ] || fail "SIGINT: the staging directory was left behind"
 note "SIGINT: $(samples_of "$T/i.sum") samples, file reads"
+# That merge split on the threads' record index (no walk over the files),
+# and its output never goes back in time either.
+if grep -q 'a thread per CPU' "$T/i.sum"; then
+	grep -q "no walk: the threads' record index" "$T/i.sum" ||
+		{ cat "$T/i.sum"; fail "the in-process merge walked the files instead of using the index"; }
+	perf script -F time -i "$T/i.data" 2>"$T/i.serr" |
+		awk '{ t = $1 + 0; if (t < last) bad++; last = t; n++ }
+		     END { printf "%d samples, %d out of order\n", n, bad; exit bad > 0 }' >"$T/i.order" ||
+		{ cat "$T/i.order"; fail "the merge from the index goes back in time"; }
+	grep -qi 'out of order' "$T/i.serr" && fail "perf script: out of order events after the indexed merge"
+	note "indexed merge: $(cat "$T/i.order")"
+fi
 
 # 5. Real time: the streaming threads, and the --aio writer threads they
 # start, run at SCHED_FIFO 10; with --no-realtime at normal priority.
