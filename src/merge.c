@@ -424,13 +424,29 @@ static void mfile__close(struct mfile *f)
 }
 
 /* The stream of f ends at f->pos, before what cannot be read; note the first such cut. */
+/* Whether the rest of the file from pos is zero bytes: room an mmap writer reserved. */
+static bool mfile__zero_tail(const struct mfile *f, u64 pos)
+{
+	const u8 *p = f->map + pos;
+	u64 n = f->end - pos;
+
+	return n && !p[0] && (n == 1 || !memcmp(p, p + 1, n - 1));
+}
+
 static void merge__cut(struct merge *m, struct mfile *f, const char *what)
 {
 	u64 dropped = f->end - f->pos;
 
 	m->stats->nr_cut++;
 	m->stats->bytes_cut += dropped;
-	if (!m->note[0])
+	if (m->note[0])
+		;
+	else if (mfile__zero_tail(f, f->pos))
+		snprintf(m->note, sizeof(m->note),
+			 "%s ends in %llu bytes of zeroes from offset %llu, room the mmap writer "
+			 "reserved and never filled: kept every record before them",
+			 f->name, (unsigned long long)dropped, (unsigned long long)f->pos);
+	else
 		snprintf(m->note, sizeof(m->note),
 			 "%s %s at offset %llu: kept the records before it, dropped %llu bytes",
 			 f->name, what, (unsigned long long)f->pos, (unsigned long long)dropped);

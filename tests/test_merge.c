@@ -800,6 +800,14 @@ static void test_zeroed_tail(void **state)
 	outfile__check_tags(&o, 200, 20);
 	assert_int_equal(outfile__check_sorted(&o, 3), 40);
 	outfile__free(&o);
+
+	/* Nothing but zeroes after the records: an mmap writer's room, said so. */
+	b0.len -= HDR + 48;
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "data.0 ends in 4096 bytes of zeroes"));
+	assert_int_equal(st.bytes_cut, sizeof(zeros));
+	assert_int_equal(st.records, 40);
 	free(b0.p);
 	free(b1.p);
 }
