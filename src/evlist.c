@@ -624,11 +624,14 @@ static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_er
 
 /* ---- open ----------------------------------------------------------------- */
 
-static int read_int_file(const char *path, int *val)
+int evlist__read_sysctl(const char *name, int *val)
 {
-	FILE *f = fopen(path, "r");
+	char path[128];
+	FILE *f;
 	int ok;
 
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	ok = fscanf(f, "%d", val) == 1;
@@ -640,7 +643,7 @@ static int perf_event_paranoid(void)
 {
 	int paranoid = 2;
 
-	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	evlist__read_sysctl("perf_event_paranoid", &paranoid);
 	return paranoid;
 }
 

@@ -451,18 +451,6 @@ static bool workload__poll_exit(struct workload *wl)
 
 /* ---- opening ------------------------------------------------------------- */
 
-static int read_int_file(const char *path, int *val)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", val) == 1;
-	fclose(f);
-	return ok ? 0 : -EINVAL;
-}
-
 static int record__open(struct record *rec)
 {
 	struct evlist_open_error oerr;
@@ -488,7 +476,7 @@ static long default_mmap_pages(void)
 	long page = sysconf(_SC_PAGESIZE), pages;
 	int max_kb = 516;
 
-	if (read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &max_kb) == 0)
+	if (evlist__read_sysctl("perf_event_mlock_kb", &max_kb) == 0)
 		max_kb -= (int)(page / 1024);
 	else
 		max_kb = 512;
@@ -506,7 +494,7 @@ static int record__mmap(struct record *rec)
 
 	if (!err)
 		return 0;
-	read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+	evlist__read_sysctl("perf_event_mlock_kb", &mlock_kb);
 	if (err == -EPERM || err == -ENOMEM)
 		fprintf(stderr, "precord: cannot map %ld pages per CPU (%s): consider increasing "
 			"/proc/sys/kernel/perf_event_mlock_kb (now %d) or a smaller -m\n",

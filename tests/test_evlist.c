@@ -1107,9 +1107,27 @@ static void test_mmap_bad_size_unmaps(void **state)
 	thread_map__put(threads);
 }
 
+/* The perf limits under /proc/sys/kernel read as the file says; a missing one is -ENOENT. */
+static void test_read_sysctl(void **state)
+{
+	int val = -12345, want = -1;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "r");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%d", &want), 1);
+	fclose(f);
+	assert_int_equal(evlist__read_sysctl("perf_event_mlock_kb", &val), 0);
+	assert_int_equal(val, want);
+	val = 7;
+	assert_int_equal(evlist__read_sysctl("no_such_perf_limit", &val), -ENOENT);
+	assert_int_equal(val, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_sysctl),
 		cmocka_unit_test(test_open_serial_equals_parallel),
 		cmocka_unit_test(test_open_runs_on_the_cpu),
 		cmocka_unit_test(test_small_evlist_runs_inline),

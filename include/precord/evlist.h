@@ -168,6 +168,11 @@ int evlist__mmap(struct evlist *evlist, unsigned int pages);
 void evlist__munmap(struct evlist *evlist);
 /* Some evsel has attr.write_backward (--overwrite): evlist__mmap makes bk_rings. */
 bool evlist__has_backward(const struct evlist *evlist);
+/*
+ * A perf limit from /proc/sys/kernel/<name> (perf_event_paranoid,
+ * perf_event_mlock_kb, ...): 0, or -errno (-EINVAL: not a number).
+ */
+int evlist__read_sysctl(const char *name, int *val);
 
 /* Bytes of the sample_id trailer on non-sample records (same for all evsels). */
 size_t evlist__id_hdr_size(const struct evlist *evlist);
