@@ -1082,7 +1082,7 @@ static int record__start_streams(struct record *rec)
 	 * where their records lie, so the merge need not walk them. Without
 	 * one (no memory, an unreadable header) the merge walks.
 	 */
-	if (rec->threaded && !o->comp_level && !o->switch_output && !o->overwrite)
+	if (rec->threaded && !o->no_merge && !o->comp_level && !o->switch_output && !o->overwrite)
 		rec->index = cfg.index = merge_index__new(rec->staging, rec->evlist->nr_rings, 0);
 	err = streams__init(&rec->streams, rec->evlist, &cfg, msg, sizeof(msg));
 	if (err) {
