@@ -19,7 +19,9 @@
 # Prints per configuration: samples, lost records, lost samples, lost
 # fraction, data loss metric, recorder CPU s, MB written, wall s, merge s,
 # merge % of wall — medians [min–max] — then dd's write speed into the same
-# file system (512 MB, once per repetition), and writes OUTDIR/loss.svg:
+# file system (512 MB once per repetition, then 512 MB more into a second
+# file while the first is kept: new memory, as the merge's output is), and
+# writes OUTDIR/loss.svg:
 # lost fraction against sample rate for each recorder. OUTDIR decides the
 # file system: the default, /var/tmp/precord-loss, is on disk as a perf.data
 # in the working directory usually is; -d /dev/shm/... for tmpfs. Each run
@@ -56,7 +58,7 @@ mkdir -p "$OUT"
 RAW=$OUT/raw.tsv
 printf 'case\trate\trecorder\trep\tsamples\tlost_rec\tlost\tfrac\tmetric\tcpu\tmb\twall\tmerge\tmerge_pct\n' >"$RAW"
 DD=$OUT/dd.tsv
-printf 'rep\tmb\ts\n' >"$DD"
+printf 'rep\tkind\tmb\ts\n' >"$DD"
 
 RECORDERS=("perf" "perf --aio" "perf --threads" "perf --threads=numa"
 	   "precord" "precord --threads=cpu" "precord --aio" "precord --mmap-output"
@@ -110,12 +112,20 @@ for ((r = 1; r <= REPS; r++)); do
 		done
 	done
 	# The machine's sequential write speed on the same file system, as the
-	# merge writes: into the page cache, 1 MiB at a time, 512 MB.
-	rm -f "$OUT/dd.out"; sync
-	t0=$(date +%s%N)
-	dd if=/dev/zero of="$OUT/dd.out" bs=1M count=512 status=none
-	printf '%d\t512\t%s\n' "$r" "$(echo "scale=4; ($(date +%s%N) - $t0) / 1000000000" | bc)" >>"$DD"
-	rm -f "$OUT/dd.out"
+	# merge writes: into the page cache, 1 MiB at a time, 512 MB; then 512 MB
+	# more into a second file while the first is kept, as the merge writes
+	# its output while its inputs hold their pages (with free page reporting
+	# on, that memory is what the host took back; the first dd may get
+	# pages freed a moment before).
+	rm -f "$OUT/dd.out" "$OUT/dd2.out"; sync
+	for kind in first kept; do
+		f=$OUT/dd.out; [ $kind = kept ] && f=$OUT/dd2.out
+		t0=$(date +%s%N)
+		dd if=/dev/zero of="$f" bs=1M count=512 status=none
+		printf '%d\t%s\t512\t%s\n' "$r" $kind \
+			"$(echo "scale=4; ($(date +%s%N) - $t0) / 1000000000" | bc)" >>"$DD"
+	done
+	rm -f "$OUT/dd.out" "$OUT/dd2.out"
 	WORK=("${WORK_SYSCALL[@]}")
 	for who in "${RECORDERS[@]}"; do
 		one_run syscalls - "$who" "$r" -- -a -e 'raw_syscalls:*' -m 8
@@ -182,10 +192,14 @@ END {
 	}
 	print "</svg>" > svg
 }' "$RAW" | tee "$OUT/summary.txt"
-awk -F'\t' 'NR > 1 { v[++n] = $2 / $3 } END {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
-	if (n) printf "dd, 512 MB into the page cache of the same file system: %.0f MB/s [%.0f–%.0f]\n", n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2, v[1], v[n]
-}' "$DD" | tee -a "$OUT/summary.txt"
+for kind in first kept; do
+	awk -F'\t' -v kind=$kind 'NR > 1 && $2 == kind { v[++n] = $3 / $4 } END {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+		what = kind == "first" ? "dd, 512 MB into the page cache of the same file system" : \
+		       "dd, 512 MB more while the first file is kept (new memory, as the merge writes)"
+		if (n) printf "%s: %.0f MB/s [%.0f–%.0f]\n", what, n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2, v[1], v[n]
+	}' "$DD"
+done | tee -a "$OUT/summary.txt"
 echo "output in $OUT ($(df -T "$OUT" | awk 'NR==2{print $2}')); $REPS repetitions, recorders alternating"
 echo "perf_event_max_sample_rate before: $rate_before, after: $rate_after; plot: $OUT/loss.svg"
 echo "free page reporting to the host: $reporting"
