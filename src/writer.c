@@ -22,7 +22,10 @@
  *    is reserved with posix_fallocate() ahead of the copies in chunks of the
  *    same size (down to what one write needs when the disk is nearly full),
  *    so a full disk is -ENOSPC and never SIGBUS; flush and close cut the
- *    file to its true size.
+ *    file to its true size. The first 8 bytes of each write (the header of
+ *    the first record) are stored after the rest, so a process killed in
+ *    the middle of a copy leaves a zero header there, not a record whose
+ *    body is partly zeroes.
  *  - WRITER_AIO (seed 000, perf's --aio=N) copies into one of N + 1 buffers
  *    and hands each full one to a writer thread of its own, which writes
  *    them in order with the same pwrite(2)/write(2) loop as WRITER_WRITE.
@@ -303,16 +306,15 @@ static int mmap__open(struct writer *w, size_t size)
 	return 0;
 }
 
-static int mmap__write(struct writer *w, const void *buf, size_t len)
+/*
+ * Copy len bytes at the window's end, moving the window along the file;
+ * with p NULL, move past them without copying.
+ */
+static int mmap__copy(struct writer *w, const unsigned char *p, size_t len)
 {
-	const unsigned char *p = buf;
-	size_t left = len;
 	int err;
 
-	err = mmap__reserve(w, writer__file_pos(w) + len);
-	if (err)
-		return err;
-	while (left) {
+	while (len) {
 		size_t n;
 
 		if (!w->buf) {
@@ -325,12 +327,54 @@ static int mmap__write(struct writer *w, const void *buf, size_t len)
 				return err;
 		}
 		n = w->buf_size - w->buf_len;
-		if (n > left)
-			n = left;
-		memcpy(w->buf + w->buf_len, p, n);
+		if (n > len)
+			n = len;
+		if (p) {
+			memcpy(w->buf + w->buf_len, p, n);
+			p += n;
+		}
 		w->buf_len += n;
-		p += n;
-		left -= n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * The first MMAP_HEAD bytes of each write (a record header, as callers
+ * write whole records) are stored after the rest: a process killed in the
+ * middle of the copy leaves a zero header where the write began, so a
+ * reader of the file stops there instead of taking a record whose body
+ * was never copied in whole. A header whose window is gone by then (the
+ * write crossed into the next one) goes through pwrite(2), into the same
+ * page cache.
+ */
+#define MMAP_HEAD	8
+
+static int mmap__write(struct writer *w, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t head = len < MMAP_HEAD ? len : MMAP_HEAD;
+	u64 pos = writer__file_pos(w);
+	int err;
+
+	err = mmap__reserve(w, pos + len);
+	if (err)
+		return err;
+	err = mmap__copy(w, NULL, head);
+	if (!err)
+		err = mmap__copy(w, p + head, len - head);
+	if (err)
+		return err;
+	/* The body's stores come first, as a process killed here would leave them. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (pos >= w->map_off && pos + head <= w->map_off + w->buf_size) {
+		memcpy(w->buf + (pos - w->map_off), p, head);
+	} else {
+		size_t done;
+
+		err = writer__pwrite_all(w->fd, false, p, head, pos, &done);
+		if (err)
+			return err;
 	}
 	w->written += len;
 	return 0;

@@ -821,6 +821,105 @@ static void test_aio_thread(void **state)
 	close(fd);
 }
 
+/*
+ * A process killed with SIGKILL while the mmap writer copies a run of
+ * records into its window leaves no record with a partial body: the first
+ * bytes of each write (the first record's header) are stored last, so a
+ * walk over the file from its start stops at a zero header where the copy
+ * was cut, never inside a record it believes whole.
+ */
+#define KILL_REC_SIZE	60000
+#define KILL_RUN_RECS	16
+
+struct kill_hdr {	/* the layout of struct perf_event_header */
+	uint32_t	type;
+	uint16_t	misc;
+	uint16_t	size;
+};
+
+static void kill_child_write(int fd)
+{
+	size_t run = (size_t)KILL_REC_SIZE * KILL_RUN_RECS;
+	unsigned char *buf = malloc(run);
+	struct writer w;
+	int i, n;
+
+	if (!buf || writer__open_size(&w, WRITER_MMAP, fd, 0, 8 << 20))
+		_exit(2);
+	memset(buf, 0xa5, run);
+	for (i = 0; i < KILL_RUN_RECS; i++) {
+		struct kill_hdr h = { .type = 1, .size = KILL_REC_SIZE };
+
+		memcpy(buf + (size_t)i * KILL_REC_SIZE, &h, sizeof(h));
+	}
+	for (n = 0; n < 512; n++)	/* 480 MB at most: the parent kills it long before */
+		if (writer__write(&w, buf, run))
+			_exit(3);
+	_exit(0);
+}
+
+/* Records from the start: whole ones (all 0xa5 after the header) until a zero header. */
+static int kill_check_file(int fd, int *whole)
+{
+	size_t len, pos = 0, i;
+	unsigned char *p = slurp(fd, &len);
+	int bad = 0;
+
+	*whole = 0;
+	while (pos + sizeof(struct kill_hdr) <= len) {
+		struct kill_hdr h;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (!h.size)
+			break;
+		if (h.type != 1 || h.size != KILL_REC_SIZE || pos + h.size > len) {
+			bad++;
+			break;
+		}
+		for (i = sizeof(h); i < h.size; i++)
+			if (p[pos + i] != 0xa5)
+				break;
+		if (i < h.size) {
+			bad++;
+			break;
+		}
+		(*whole)++;
+		pos += h.size;
+	}
+	free(p);
+	return bad;
+}
+
+static void test_mmap_killed_mid_copy(void **state)
+{
+	int round, bad = 0, least = -1, most = 0;
+
+	for (round = 0; round < 12; round++) {
+		int fd = open_file(*state, "killed", O_RDWR), st, whole;
+		pid_t pid = fork();
+
+		assert_true(pid >= 0);
+		if (pid == 0)
+			kill_child_write(fd);
+		usleep(20000 + (useconds_t)round * 7000);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		if (WIFEXITED(st))
+			fail_msg("the writer ended before it was killed (exit %d)", WEXITSTATUS(st));
+		bad += kill_check_file(fd, &whole);
+		if (least < 0 || whole < least)
+			least = whole;
+		if (whole > most)
+			most = whole;
+		close(fd);
+	}
+	if (bad)
+		fail_msg("%d of 12 files killed mid-copy keep a record with a partial body", bad);
+	assert_true(most > 0);	/* it was writing when it was killed */
+	print_message("12 writers killed: %d to %d whole records kept, no partial one\n",
+		      least, most);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -842,6 +941,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_aio_thread, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_disk_aio, setup_tmpfs, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_writev_full_disk, setup_tmpfs, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_mmap_killed_mid_copy, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
