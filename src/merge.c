@@ -423,7 +423,6 @@ static void mfile__close(struct mfile *f)
 	f->map = NULL;
 }
 
-/* The stream of f ends at f->pos, before what cannot be read; note the first such cut. */
 /* Whether the rest of the file from pos is zero bytes: room an mmap writer reserved. */
 static bool mfile__zero_tail(const struct mfile *f, u64 pos)
 {
@@ -433,6 +432,7 @@ static bool mfile__zero_tail(const struct mfile *f, u64 pos)
 	return n && !p[0] && (n == 1 || !memcmp(p, p + 1, n - 1));
 }
 
+/* The stream of f ends at f->pos, before what cannot be read; note the first such cut. */
 static void merge__cut(struct merge *m, struct mfile *f, const char *what)
 {
 	u64 dropped = f->end - f->pos;
@@ -440,7 +440,7 @@ static void merge__cut(struct merge *m, struct mfile *f, const char *what)
 	m->stats->nr_cut++;
 	m->stats->bytes_cut += dropped;
 	if (m->note[0])
-		;
+		;	/* the first cut is the one told */
 	else if (mfile__zero_tail(f, f->pos))
 		snprintf(m->note, sizeof(m->note),
 			 "%s ends in %llu bytes of zeroes from offset %llu, room the mmap writer "
