@@ -981,10 +981,14 @@ static double now_seconds(void)
  * (0.206 s against 0.236 s; the walk was a fifth of it, but its page
  * faults move to the parts).
  *
- * The parts write through WRITER_MMAP windows, each into its own range,
- * after one posix_fallocate() of all of them (a full disk is -ENOSPC then,
- * not SIGBUS in a part): write(2) and pwritev(2) to one file hold its inode
- * lock, so parts writing with them would take turns.
+ * The parts write with pwritev(2), each into its own range, after one
+ * posix_fallocate() of all of them (a full disk is -ENOSPC before any part
+ * starts). Writes to one file take its inode lock in turn, but each part
+ * gathers its next runs while the other copies, and the page cache's write
+ * path (large folios, no page zeroed first) beats shared mappings of the
+ * output: on ext4, 1 GB merged in 0.190-0.215 s this way against
+ * 0.230-0.247 s through 64 MiB WRITER_MMAP windows (fourth session, same
+ * directory, alternating), the same bytes.
  *
  * Only plain files split: a COMPRESSED or AUXTRACE record, a record without
  * a time, compressed output, or FINISHED_ROUNDs closer than the longest
@@ -998,7 +1002,6 @@ static double now_seconds(void)
 #define MERGE_PART_MIN		(8ULL << 20)	/* least kernel bytes worth a part */
 #define MERGE_MAX_PARTS		64
 #define MERGE_MAX_RECORD	65536ULL	/* header.size is a u16 */
-#define MERGE_MMAP_WINDOW	(64 << 20)	/* a part's window on the output */
 
 struct mchunk {
 	u64	off;		/* the first record starting in it */
@@ -1350,8 +1353,7 @@ static void *mpart__thread(void *arg)
 	struct mpart *p = arg;
 	struct merge *m = &p->m;
 
-	p->ret = writer__open_size(&m->w, WRITER_MMAP, m->fd, p->offset, MERGE_MMAP_WINDOW);
-	writer__reserved(&m->w, p->offset + p->size);
+	p->ret = writer__open_size(&m->w, WRITER_WRITE, m->fd, p->offset, MERGE_WRITE_BUF);
 	if (!p->ret)
 		p->ret = merge__kernel_records(m);
 	if (!p->ret)

@@ -850,12 +850,6 @@ int writer__flush(struct writer *w)
 	return 0;
 }
 
-void writer__reserved(struct writer *w, u64 end)
-{
-	if (end > w->alloc_end)
-		w->alloc_end = end;
-}
-
 int writer__skip(struct writer *w, u64 len)
 {
 	int err = writer__flush(w);

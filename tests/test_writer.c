@@ -311,12 +311,12 @@ static void test_writev(void **state)
 }
 
 /*
- * Several WRITER_MMAP writers of one file, each in its own range of space
- * the caller allocated (writer__reserved()): none cuts the file; then a
- * writer on before them counts their bytes (writer__skip()) and goes on
- * after them.
+ * Several writers of one file, each in its own range of space the caller
+ * allocated (a parallel merge's parts): none cuts the file; then a writer
+ * on before them counts their bytes (writer__skip()) and goes on after
+ * them.
  */
-static void test_reserved_ranges(void **state)
+static void test_ranges_then_skip(void **state)
 {
 	unsigned char *src = pattern_buf(0, 40000), *got;
 	struct writer w[3], head;
@@ -331,8 +331,7 @@ static void test_reserved_ranges(void **state)
 	for (i = 2; i >= 0; i--) {	/* the last range first */
 		u64 at = 1000 + 10000 * (u64)i;
 
-		assert_int_equal(writer__open_size(&w[i], WRITER_MMAP, fd, at, 8192), 0);
-		writer__reserved(&w[i], at + 10000);
+		assert_int_equal(writer__open_size(&w[i], WRITER_WRITE, fd, at, 8192), 0);
 		assert_int_equal(writer__write(&w[i], src + at, 10000), 0);
 		assert_int_equal(writer__flush(&w[i]), 0);
 		assert_int_equal(fstat(fd, &st), 0);
@@ -929,7 +928,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mmap_size, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_mmap_needs_rdwr, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_writev, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_reserved_ranges, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_ranges_then_skip, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_open_close_edges, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pipe_nonblocking, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pipe_signals, setup_dir, teardown_dir),

@@ -118,13 +118,6 @@ int writer__writev(struct writer *w, struct iovec *iov, int nr);
 /* Everything accepted reaches the file (no fsync). 0 or the sticky -errno. */
 int writer__flush(struct writer *w);
 /*
- * WRITER_MMAP: the caller has allocated the file up to `end` (one
- * posix_fallocate() for several writers of one file, each in its own
- * range): the writer reserves nothing before it, and a flush that ends
- * there does not cut the file.
- */
-void writer__reserved(struct writer *w, u64 end);
-/*
  * Flush, then count len bytes that others wrote to the file at the writer's
  * position (a parallel merge's parts) as written by it: the next write goes
  * after them. 0 or -errno.
