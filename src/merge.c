@@ -1498,7 +1498,6 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 		if (mwalk__from_index(&walks[s], opts->index, m->streams[s].num))
 			n++;
 	}
-	m->stats->indexed = n;
 	if (n < m->nr_streams) {
 		for (i = 0; i < t; i++)
 			jobs[i] = (struct mwalk_job){ walks, m->nr_streams, i, t };
@@ -1578,6 +1577,8 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 		err = writer__skip(&m->w, off - m->w.offset);
 	if (!err) {
 		m->stats->parts = nr;
+		for (s = 0; s < m->nr_streams; s++)
+			m->stats->indexed += walks[s].done;
 		ret = 1;
 	}
 out:
