@@ -1550,7 +1550,7 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 		parts[i].offset = off;
 		off += parts[i].size;
 	}
-	/* All the parts' room at once: a full disk is -ENOSPC here, never SIGBUS in a part. */
+	/* All the parts' room at once: a full disk is -ENOSPC here, before any part starts. */
 	while (!err && off > m->w.offset) {
 		err = -posix_fallocate(m->fd, (off_t)m->w.offset, (off_t)(off - m->w.offset));
 		if (err != -EINTR)
