@@ -88,6 +88,7 @@ struct record {
 	char			data_path[PATH_MAX];	/* the file out_fd writes */
 	struct merge_stats	merged;
 	struct merge_index	*index;		/* the data.N records, noted by the threads */
+	struct topology		*topo;		/* with --threads: the machine's, for the layout */
 	bool			streams_started;
 	struct wq_pool		*pool;		/* the global workers: one per recorded CPU */
 	struct wq		*wq;
@@ -1067,6 +1068,7 @@ static int record__start_streams(struct record *rec)
 		.notify_fd = rec->notify_fd,
 		.aio = o->aio,
 		.comp_level = o->comp_level,
+		.topo = rec->topo,
 		.mmap_flush = record__mmap_flush(rec),
 		/* Only --switch-output=SIZE needs the shared count (an atomic per ring read). */
 		.shared = o->switch_size ? &rec->shared : NULL,
@@ -1567,6 +1569,19 @@ static int record__run(struct record *rec)
 	struct record_opts *o = &rec->opts;
 	int err;
 
+	/* A --threads spec that cannot be laid out fails before the output is touched. */
+	if (rec->threaded) {
+		char msg[256] = "cannot read the machine's topology (hwloc)";
+
+		rec->topo = topology__new();
+		err = rec->topo ? streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
+						      rec->topo, rec->evlist->cpus, msg, sizeof(msg))
+				: -ENODEV;
+		if (err) {
+			fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
+			return err;
+		}
+	}
 	err = record__open_output(rec);
 	if (err)
 		return err;
@@ -1746,6 +1761,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	status = record__exit_status(&rec, err ? err : rec.write_error);
 	streams__exit(&rec.streams);
 	merge_index__delete(rec.index);
+	topology__delete(rec.topo);	/* after the streams, which borrowed it */
 	goto out_close;
 
 out_delete:

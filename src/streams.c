@@ -123,6 +123,16 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 	return 0;
 }
 
+int streams__check_spec(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
+			char *err, size_t errlen)
+{
+	struct stream_layout *layout = NULL;
+	int ret = layout__new(spec, topo, cpus, &layout, err, errlen);
+
+	layout__delete(layout);
+	return ret;
+}
+
 static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 				const struct streams_config *cfg, char *err, size_t errlen)
 {
@@ -130,7 +140,11 @@ static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 	int *fds, t, ret, off = 0, foff = 0;
 	size_t nr = (size_t)ss->nr_rings + 1, nf = (size_t)ss->nr_files + 1;
 
-	ss->topo = topology__new();
+	ss->topo = cfg->topo;
+	if (!ss->topo) {
+		ss->topo = topology__new();
+		ss->own_topo = true;
+	}
 	if (!ss->topo) {
 		snprintf(err, errlen, "cannot read the machine's topology (hwloc)");
 		return -ENODEV;
@@ -255,7 +269,8 @@ void streams__exit(struct streams *ss)
 		close(ss->ack_fd);
 	free(ss->rings);
 	layout__delete(ss->layout);
-	topology__delete(ss->topo);
+	if (ss->own_topo)
+		topology__delete(ss->topo);
 	memset(ss, 0, sizeof(*ss));
 }
 

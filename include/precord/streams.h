@@ -26,6 +26,7 @@ struct streams_config {
 	unsigned int		mmap_flush;	/* --mmap-flush bytes, 0/1: every byte */
 	struct stream_shared	*shared;	/* --switch-output=SIZE counter; NULL: none */
 	struct merge_index	*index;		/* with spec: note the data.N records; NULL: none */
+	struct topology		*topo;		/* with spec: the machine's, borrowed; NULL: load it */
 };
 
 struct streams {
@@ -33,6 +34,7 @@ struct streams {
 	int			nr;
 	struct stream_layout	*layout;	/* NULL in one-file mode */
 	struct topology		*topo;
+	bool			own_topo;	/* loaded by streams__init(), deleted by exit */
 	int			*ring_fds;	/* [nr_files] data.N, -1 in one-file mode */
 	int			nr_rings;
 	int			nr_files;	/* nr_rings; twice that with overwrite rings */
@@ -48,6 +50,13 @@ struct streams {
  */
 int streams__init(struct streams *ss, struct evlist *evlist, const struct streams_config *cfg,
 		  char *err, size_t errlen);
+/*
+ * Whether spec gives a layout for the recorded CPUs on topo: 0, or -errno
+ * with layout__new()'s one-line message in err. For a check before anything
+ * is written (streams__init() builds the same layout again).
+ */
+int streams__check_spec(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
+			char *err, size_t errlen);
 int streams__start(struct streams *ss);
 /*
  * Move every thread to new data.N files in dir (directory mode only), so

@@ -52,6 +52,16 @@ expect_error "overwrite without threads" 129 "drop --no-threads" -- --overwrite 
 [ ! -e "$T/so.data" ] && [ ! -e "$T/cf.data" ] && [ ! -e "$T/ow.data" ] ||
 	fail "a usage error left an output behind"
 
+# A --threads spec that gives no layout fails before the output is touched:
+# an earlier recording under that name stays as it was, with no .old made.
+printf 'an earlier recording\n' >"$T/th.data"
+expect_error "bad --threads spec" nonzero "^precord: Invalid thread maps or affinity specs$" -- --threads=bogus -o "$T/th.data" -- true
+one_line "bad --threads spec"
+expect_error "overlapping --threads masks" nonzero "^precord: Intersecting maps mask" -- --threads=0/0:0/0 -o "$T/th.data" -- true
+one_line "overlapping --threads masks"
+[ "$(cat "$T/th.data")" = "an earlier recording" ] && [ ! -e "$T/th.data.old" ] ||
+	fail "a bad --threads spec touched the output"
+
 expect_error "missing directory" nonzero "cannot create '$T/no/such/dir/perf.data" -- -o "$T/no/such/dir/perf.data" -- true
 one_line "missing directory"
 
