@@ -360,6 +360,7 @@ static int stream__open_writers(struct stream *s)
 						STREAM_RING_BUF_SIZE);
 		if (err)
 			return err;
+		writer__prealloc(&s->ring_writers[i], s->prealloc);
 	}
 	return 0;
 }

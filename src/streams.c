@@ -28,8 +28,12 @@
 #include <unistd.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/statvfs.h>
 
 #include "precord/streams.h"
+
+/* File space a data.N reserves ahead of its writes (see streams__prealloc_step()). */
+#define STREAMS_PREALLOC_STEP	(16ULL << 20)
 #include "precord/evlist.h"
 
 /* Create data.0 … data.(nr_files - 1) in dir into fds (every entry -1 first). */
@@ -52,6 +56,23 @@ static int streams__open_files(const struct streams *ss, const char *dir, int *f
 		}
 	}
 	return 0;
+}
+
+/*
+ * How far ahead each data.N reserves its space (writer__prealloc()): a step
+ * of STREAMS_PREALLOC_STEP while every file's step together is at most a
+ * sixteenth of the room left on the file system, so that space held ahead
+ * cannot be what a full disk lacked; 0 otherwise.
+ */
+static u64 streams__prealloc_step(const char *dir, int nr_files)
+{
+	struct statvfs st;
+
+	if (statvfs(dir, &st) < 0)
+		return 0;
+	if ((u64)st.f_bavail * st.f_frsize / 16 < (u64)nr_files * STREAMS_PREALLOC_STEP)
+		return 0;
+	return STREAMS_PREALLOC_STEP;
 }
 
 static void streams__close_files(const struct streams *ss, int *fds)
@@ -120,6 +141,7 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 	s->comp_level = cfg->comp_level;
 	s->mmap_flush = cfg->mmap_flush;
 	s->index = cfg->index;
+	s->prealloc = ss->prealloc;
 	return 0;
 }
 
@@ -159,6 +181,7 @@ static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 	ret = streams__open_files(ss, cfg->dir, ss->ring_fds, err, errlen);
 	if (ret)
 		return ret;
+	ss->prealloc = streams__prealloc_step(cfg->dir, ss->nr_files);
 	ss->s = calloc((size_t)ss->layout->nr, sizeof(*ss->s));
 	grouped = calloc(2 * nr, sizeof(*grouped));	/* forward rings, then overwrite rings */
 	fds = calloc(2 * nf, sizeof(*fds));		/* current files, then the next ones */

@@ -16,6 +16,10 @@
  *    fit, at flush and at close. A write as large as the buffer goes straight
  *    to the file after the staged bytes. Short writes are continued, EINTR
  *    retried, EAGAIN waits in poll().
+ *    With writer__prealloc() (a data.N) the file's space is reserved a
+ *    step ahead of the writes with fallocate(2) FALLOC_FL_KEEP_SIZE, by
+ *    whichever thread writes (the caller, or WRITER_AIO's thread); close
+ *    gives back what lies past the end by truncating the file to its size.
  *  - WRITER_MMAP (seed 001: no system call per write, which matters when
  *    tracing system calls) copies into a MAP_SHARED window of the file,
  *    WRITER_MMAP_CHUNK long, moved along the file as it fills. File space
@@ -54,6 +58,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include <limits.h>
@@ -147,12 +154,31 @@ static int writer__pwrite_all(int fd, bool pipe, const unsigned char *p, size_t 
 	return 0;
 }
 
+/*
+ * Reserve fd's space up to `upto`, a step at a time (writer__prealloc()).
+ * Any failure turns reserving off: the write that follows meets the disk as
+ * it is, and reports ENOSPC itself.
+ */
+static void prealloc__ahead(int fd, struct writer_prealloc *pa, u64 upto)
+{
+	u64 grow;
+
+	if (!pa->step || upto <= pa->end)
+		return;
+	grow = (upto - pa->end + pa->step - 1) / pa->step * pa->step;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)pa->end, (off_t)grow) < 0)
+		pa->step = 0;
+	else
+		pa->end += grow;
+}
+
 /* All of p[0, len) to the file at the current file position, or -errno. */
 static int writer__emit(struct writer *w, const unsigned char *p, size_t len)
 {
 	size_t done;
 	int err;
 
+	prealloc__ahead(w->fd, &w->pre, writer__file_pos(w) + len);
 	err = writer__pwrite_all(w->fd, w->pipe, p, len, writer__file_pos(w), &done);
 	w->written += done;
 	return err;
@@ -448,6 +474,7 @@ struct writer_aio {
 	int		next;		/* thread: the next slot to write */
 	bool		failed;		/* thread: a write failed; drop the rest */
 	bool		stop;		/* L: no more slots will come */
+	struct writer_prealloc pre;	/* thread (set before the first slot is queued) */
 	struct aio_slot	slots[];	/* nr */
 };
 
@@ -470,8 +497,10 @@ static void *aio__thread(void *arg)
 		if (!queued)	/* stopped: the caller queues no more */
 			return NULL;
 		/* After a failure nothing more reaches the file: it is cut there. */
-		if (!a->failed)
+		if (!a->failed) {
+			prealloc__ahead(a->fd, &a->pre, s->pos + s->len);
 			err = writer__pwrite_all(a->fd, a->pipe, s->buf, s->len, s->pos, &done);
+		}
 		if (err)
 			a->failed = true;
 		pthread_mutex_lock(&a->lock);
@@ -862,13 +891,33 @@ int writer__skip(struct writer *w, u64 len)
 	return 0;
 }
 
+void writer__prealloc(struct writer *w, u64 step)
+{
+	struct statfs sfs;
+
+	if (!step || w->pipe || (w->ops != &write_ops && w->ops != &aio_ops) ||
+	    fstatfs(w->fd, &sfs) < 0 || sfs.f_type == TMPFS_MAGIC)
+		return;	/* on tmpfs reserving would take memory and spare nothing */
+	w->pre = (struct writer_prealloc){ .end = writer__file_pos(w), .step = step };
+	if (w->aio)
+		w->aio->pre = w->pre;
+}
+
 void writer__close(struct writer *w)
 {
+	struct writer_prealloc pre;
+	struct stat st;
+
 	if (!w || !w->ops)
 		return;
 	writer__flush(w);
+	pre = w->aio ? w->aio->pre : w->pre;	/* the aio thread is idle after the flush */
 	w->ops->close(w);
 	w->ops = NULL;
+	/* Give back the space reserved past the end: truncating to the size does. */
+	if (pre.end && fstat(w->fd, &st) == 0 && (u64)st.st_size < pre.end &&
+	    ftruncate(w->fd, st.st_size) < 0 && !w->error)
+		w->error = -errno;
 }
 
 int writer__sink(void *ctx, const void *data, size_t size)

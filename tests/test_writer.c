@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -223,6 +225,98 @@ static void test_stream_aio(void **state)
 	}
 	stream_case(*state, WRITER_AIO, 0, 1000);	/* 1 MiB buffers, 1 in flight */
 	stream_case_nr(*state, WRITER_AIO, 0, 0, WRITER_AIO_MAX);
+}
+
+/* Whether fd's file system reserves space with FALLOC_FL_KEEP_SIZE (tmpfs is left out by design). */
+static bool can_reserve(int fd)
+{
+	struct statfs sfs;
+	bool ok;
+
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type == TMPFS_MAGIC)
+		return false;
+	ok = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4096) == 0;
+	assert_int_equal(ftruncate(fd, 0), 0);	/* gives the probe's block back */
+	return ok;
+}
+
+static u64 allocated(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (u64)st.st_blocks * 512;
+}
+
+/*
+ * writer__prealloc(): while writing, the file holds space a step ahead and
+ * its size is always the bytes written; close gives the rest back and the
+ * bytes are the stream's. Where the file system cannot reserve, nothing is.
+ */
+static void prealloc_case(const struct tdir *d, enum writer_kind kind)
+{
+	const u64 step = 1 << 20, total = 300000;
+	unsigned char *src = pattern_buf(0, total);
+	struct writer w;
+	size_t len;
+	u64 done;
+	unsigned char *file;
+	int fd = open_file(d, "pre", O_RDWR);
+	bool reserves = can_reserve(fd);
+
+	if (kind == WRITER_AIO)
+		assert_int_equal(writer__open_aio(&w, fd, 0, 16384, 2), 0);
+	else
+		assert_int_equal(writer__open_size(&w, kind, fd, 0, 16384), 0);
+	writer__prealloc(&w, step);
+	for (done = 0; done < total; done += 3000)
+		assert_int_equal(writer__write(&w, src + done, 3000), 0);
+	assert_int_equal(writer__flush(&w), 0);
+	file = slurp(fd, &len);
+	assert_int_equal(len, total);		/* the size is what was written */
+	free(file);
+	if (reserves)
+		assert_true(allocated(fd) >= step);
+	else
+		assert_true(allocated(fd) < step);
+	writer__close(&w);
+	assert_int_equal(w.error, 0);
+	assert_true(allocated(fd) < step);	/* given back */
+	file = slurp(fd, &len);
+	assert_int_equal(len, total);
+	assert_memory_equal(file, src, total);
+	free(file);
+	free(src);
+	close(fd);
+}
+
+static void test_prealloc(void **state)
+{
+	prealloc_case(*state, WRITER_WRITE);
+	prealloc_case(*state, WRITER_AIO);
+}
+
+/* Reserving never applies to the mmap writer (it reserves its own way) or a pipe. */
+static void test_prealloc_not_applied(void **state)
+{
+	struct writer w;
+	int fd = open_file(*state, "mm", O_RDWR), p[2];
+
+	assert_int_equal(writer__open_size(&w, WRITER_MMAP, fd, 0, 16384), 0);
+	writer__prealloc(&w, 1 << 20);
+	assert_int_equal(w.pre.step, 0);
+	writer__close(&w);
+	close(fd);
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(writer__open(&w, WRITER_WRITE, p[1], 0), 0);
+	writer__prealloc(&w, 1 << 20);
+	assert_int_equal(w.pre.step, 0);
+	assert_int_equal(writer__write(&w, "abcd", 4), 0);
+	writer__close(&w);
+	assert_int_equal(w.error, 0);
+	close(p[1]);
+	close(p[0]);
 }
 
 /* WRITER_MMAP reserves ahead, then flush cuts the file to its true size. */
@@ -926,6 +1020,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stream_write, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_stream_mmap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_mmap_size, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_prealloc, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_prealloc_not_applied, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_mmap_needs_rdwr, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_writev, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_ranges_then_skip, setup_dir, teardown_dir),

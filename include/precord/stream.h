@@ -107,6 +107,8 @@ struct stream {
 	 * it. NULL: none (one-file mode, -z, or files that change).
 	 */
 	struct merge_index	*index;
+	/* Per-ring output: file space reserved this far ahead (writer__prealloc()), 0: none. */
+	u64			prealloc;
 
 	/* S: the thread's own, until stream__stop(). */
 	struct writer		*cur;		/* the writer of the ring being read */

@@ -41,6 +41,7 @@ struct streams {
 	struct ringbuf		**rings;	/* the evlist's rings */
 	struct ringbuf		**bk_rings;	/* its overwrite rings; NULL: none */
 	int			ack_fd;		/* eventfd: the threads' answers to a switch */
+	u64			prealloc;	/* each data.N's reservation step, 0: none */
 };
 
 /*

@@ -72,6 +72,11 @@ struct writer {
 	/* WRITER_AIO: the buffers, the queue and the writer thread. */
 	struct writer_aio	*aio;
 	int			aio_nr;		/* writes in flight at most */
+	/* WRITER_WRITE: file space reserved ahead of the writes (writer__prealloc()). */
+	struct writer_prealloc {
+		u64		end;		/* reserved up to here */
+		u64		step;		/* 0: no reserving */
+	}			pre;
 };
 
 /*
@@ -107,6 +112,19 @@ int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
  * call that finds them (a later write, or flush), then sticky.
  */
 int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr);
+/*
+ * WRITER_WRITE and WRITER_AIO on a regular file that only this writer
+ * extends (a perf directory's data.N): reserve file space `step` bytes at a
+ * time ahead of the writes, with fallocate(2) FALLOC_FL_KEEP_SIZE, so the
+ * file's size stays the bytes written. A write then lands in blocks already
+ * allocated: on ext4 it no longer takes the inode's block-map lock for
+ * every new block, the lock the kernel's writeback holds while it allocates
+ * for the same file (a real-time reader blocked behind a preempted flusher).
+ * Where that cannot be done (a pipe, tmpfs, a file system without it, a
+ * full disk) nothing is reserved and the writes go on as before. Close
+ * gives back what was reserved past the end. Call before the first write.
+ */
+void writer__prealloc(struct writer *w, u64 step);
 /* 0 or -errno (-ENOSPC on a full disk); after an error every call fails. */
 int writer__write(struct writer *w, const void *buf, size_t len);
 /*
