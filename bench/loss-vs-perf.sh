@@ -3,7 +3,7 @@
 # alternating recorders inside each repetition, REPS repetitions each.
 #
 #   bench/loss-vs-perf.sh [-r REPS] [-d OUTDIR] [-F "1000 4000 25000 max"]
-#                         [-M "32"] [-q] [-w]
+#                         [-M "32"] [-q] [-w] [-b]
 #
 # Workload: bench/matmul with 16 threads on this machine's CPUs (far more
 # runnable threads than CPUs), recorded with --call-graph dwarf,8192 and
@@ -34,26 +34,43 @@
 # merge of a fresh 600 MB recording ran at 0.75 GB/s instead of 3.5 GB/s,
 # dd into the page cache at 0.5-4.8 GB/s. Both recorders are affected; -w
 # measures them without it.
+# -b: the kernel's writeback from the first second (vm.dirty_expire_centisecs
+# 100, vm.dirty_writeback_centisecs 50; restored at the end), as in any
+# recording longer than 30 s or with a tenth of memory dirty: the recorders
+# then write files the flusher is writing back.
 set -u
 cd "$(dirname "$0")/.."
 REPS=5 OUT=/var/tmp/precord-loss RATES="1000 4000 25000 max" QUICK=0 WARM=0 MAXRINGS="32"
-while getopts "r:d:F:M:qwh" o; do
+EARLYWB=0
+while getopts "r:d:F:M:qwbh" o; do
 	case $o in
 	r) REPS=$OPTARG ;; d) OUT=$OPTARG ;; F) RATES=$OPTARG ;; q) QUICK=1 ;; w) WARM=1 ;;
-	M) MAXRINGS=$OPTARG ;;
-	*) sed -n '2,36p' "$0"; exit 0 ;;
+	M) MAXRINGS=$OPTARG ;; b) EARLYWB=1 ;;
+	*) sed -n '2,40p' "$0"; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/runstat >/dev/null || exit 1
 REPORTING=/sys/module/page_reporting/parameters/page_reporting_order
 reporting="on"
 [ -r $REPORTING ] || reporting="none (no free page reporting)"
+restore=""
 if [ $WARM = 1 ] && [ -w $REPORTING ]; then
 	order_before=$(cat $REPORTING)
-	trap 'echo "$order_before" >$REPORTING' EXIT
+	restore="echo $order_before >$REPORTING;"
 	echo 11 >$REPORTING	# above the largest order: nothing is reported
 	reporting="off for the run (page_reporting_order 11, then $order_before again)"
 fi
+writeback="the kernel's default"
+if [ $EARLYWB = 1 ]; then
+	expire=$(cat /proc/sys/vm/dirty_expire_centisecs)
+	period=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+	restore="$restore echo $expire >/proc/sys/vm/dirty_expire_centisecs;"
+	restore="$restore echo $period >/proc/sys/vm/dirty_writeback_centisecs;"
+	echo 100 >/proc/sys/vm/dirty_expire_centisecs
+	echo 50 >/proc/sys/vm/dirty_writeback_centisecs
+	writeback="from the first second (dirty_expire_centisecs 100, then $expire again)"
+fi
+trap "$restore" EXIT
 mkdir -p "$OUT"
 RAW=$OUT/raw.tsv
 printf 'case\trate\trecorder\trep\tsamples\tlost_rec\tlost\tfrac\tmetric\tcpu\tmb\twall\tmerge\tmerge_pct\n' >"$RAW"
@@ -203,3 +220,4 @@ done | tee -a "$OUT/summary.txt"
 echo "output in $OUT ($(df -T "$OUT" | awk 'NR==2{print $2}')); $REPS repetitions, recorders alternating"
 echo "perf_event_max_sample_rate before: $rate_before, after: $rate_after; plot: $OUT/loss.svg"
 echo "free page reporting to the host: $reporting"
+echo "kernel writeback during the runs: $writeback"
