@@ -20,7 +20,9 @@
 # fraction, data loss metric, recorder CPU s, MB written, wall s, merge s,
 # merge % of wall — medians [min–max] — then dd's write speed into the same
 # file system (512 MB once per repetition, then 512 MB more into a second
-# file while the first is kept: new memory, as the merge's output is), and
+# file while the first is kept: new memory, as the merge's output is, then
+# 512 MB more after 3 s idle: memory free page reporting may have given to
+# the host meanwhile, as after a recording of a few seconds), and
 # writes OUTDIR/loss.svg:
 # lost fraction against sample rate for each recorder. OUTDIR decides the
 # file system: the default, /var/tmp/precord-loss, is on disk as a perf.data
@@ -133,16 +135,19 @@ for ((r = 1; r <= REPS; r++)); do
 	# more into a second file while the first is kept, as the merge writes
 	# its output while its inputs hold their pages (with free page reporting
 	# on, that memory is what the host took back; the first dd may get
-	# pages freed a moment before).
-	rm -f "$OUT/dd.out" "$OUT/dd2.out"; sync
-	for kind in first kept; do
+	# pages freed a moment before); then 512 MB more after 3 s idle, when
+	# reporting has had time to hand what was freed before back to the
+	# host: the memory a merge meets after a recording of a few seconds.
+	rm -f "$OUT/dd.out" "$OUT/dd2.out" "$OUT/dd3.out"; sync
+	for kind in first kept idle; do
 		f=$OUT/dd.out; [ $kind = kept ] && f=$OUT/dd2.out
+		[ $kind = idle ] && { f=$OUT/dd3.out; sleep 3; }
 		t0=$(date +%s%N)
 		dd if=/dev/zero of="$f" bs=1M count=512 status=none
 		printf '%d\t%s\t512\t%s\n' "$r" $kind \
 			"$(echo "scale=4; ($(date +%s%N) - $t0) / 1000000000" | bc)" >>"$DD"
 	done
-	rm -f "$OUT/dd.out" "$OUT/dd2.out"
+	rm -f "$OUT/dd.out" "$OUT/dd2.out" "$OUT/dd3.out"
 	WORK=("${WORK_SYSCALL[@]}")
 	for who in "${RECORDERS[@]}"; do
 		one_run syscalls - "$who" "$r" -- -a -e 'raw_syscalls:*' -m 8
@@ -209,11 +214,12 @@ END {
 	}
 	print "</svg>" > svg
 }' "$RAW" | tee "$OUT/summary.txt"
-for kind in first kept; do
+for kind in first kept idle; do
 	awk -F'\t' -v kind=$kind 'NR > 1 && $2 == kind { v[++n] = $3 / $4 } END {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
 		what = kind == "first" ? "dd, 512 MB into the page cache of the same file system" : \
-		       "dd, 512 MB more while the first file is kept (new memory, as the merge writes)"
+		       kind == "kept" ? "dd, 512 MB more while the first file is kept (new memory, as the merge writes)" : \
+		       "dd, 512 MB more after 3 s idle (memory free page reporting may have given back)"
 		if (n) printf "%s: %.0f MB/s [%.0f–%.0f]\n", what, n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2, v[1], v[n]
 	}' "$DD"
 done | tee -a "$OUT/summary.txt"
