@@ -31,10 +31,10 @@
 #include <sys/statvfs.h>
 
 #include "precord/streams.h"
+#include "precord/evlist.h"
 
 /* File space a data.N reserves ahead of its writes (see streams__prealloc_step()). */
 #define STREAMS_PREALLOC_STEP	(16ULL << 20)
-#include "precord/evlist.h"
 
 /* Create data.0 … data.(nr_files - 1) in dir into fds (every entry -1 first). */
 static int streams__open_files(const struct streams *ss, const char *dir, int *fds,
