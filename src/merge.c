@@ -48,12 +48,7 @@
  * I/O. Input files are mmapped read-only with MADV_SEQUENTIAL (large
  * read-ahead, no copy into a buffer of ours); consumed ranges are given back
  * with MADV_DONTNEED every MERGE_RELEASE_STEP bytes, so the resident set
- * stays bounded however large the files. With opts->recycle (a VM whose
- * host takes free memory back: memory_host_reclaims()) every
- * MERGE_RECYCLE_STEP of consumed input is also dropped from the page cache
- * (POSIX_FADV_DONTNEED: clean pages only; the streaming threads wrote the
- * files back as they grew), and the output's next pages are those pages,
- * not memory the host must hand over again. Records a stream keeps in its
+ * stays bounded however large the files. Records a stream keeps in its
  * window point into the mapping; records decompressed from COMPRESSED ones
  * (perf -z: one zstd stream per file) are copied into the stream's arena,
  * which moves only what the window still needs. Output: runs of records
@@ -113,9 +108,6 @@
 #define MERGE_IOV		1024		/* runs written by one pwritev() */
 #define MERGE_COPY_BUF		(1 << 20)	/* pending records that may move */
 #define MERGE_RELEASE_STEP	(8ULL << 20)	/* give consumed input back this often */
-#define MERGE_RECYCLE_STEP	(1ULL << 20)	/* that, when the output reuses it (smaller steps are slower, larger
-						   ones reach the allocator as blocks the host takes back first) */
-#define MERGE_FOLIO_MAX		(2ULL << 20)	/* the largest page cache folio (PMD size on x86) */
 #define MERGE_ARENA_SIZE	(1 << 20)	/* first size of a stream's decompressed arena */
 #define MERGE_DIR_VERSION	1		/* HEADER_DIR_FORMAT of data.N directories */
 #define MERGE_COMP_DEFAULT	1		/* -z without a level */
@@ -160,8 +152,6 @@ struct mfile {
 	u64		pos;		/* next record */
 	u64		end;		/* end of the records */
 	u64		released;	/* [0, released) given back with MADV_DONTNEED */
-	u64		first;		/* page of the first byte this stream reads */
-	int		fd;		/* -1 when empty or closed */
 };
 
 struct mstream {
@@ -190,7 +180,6 @@ struct merge {
 	struct header_payload	*feats;
 	int			nr_feats;
 	bool			data_unfinished;	/* data size 0, no features: killed */
-	bool			recycle;	/* merge_opts.recycle */
 
 	struct mstream		data;		/* DIR/data's data section */
 	struct mstream		*streams;	/* the data.N files */
@@ -398,7 +387,7 @@ static int mfile__open(struct mfile *f, const char *dir, const char *name,
 	struct stat st;
 	int fd, err = 0;
 
-	*f = (struct mfile){ .fd = -1 };
+	*f = (struct mfile){ 0 };
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
@@ -420,8 +409,6 @@ static int mfile__open(struct mfile *f, const char *dir, const char *name,
 		}
 		madvise(p, f->map_len, MADV_SEQUENTIAL);
 		f->map = p;
-		f->fd = fd;
-		return 0;
 	}
 out_close:
 	if (fd >= 0)
@@ -431,12 +418,9 @@ out_close:
 
 static void mfile__close(struct mfile *f)
 {
-	if (f->map) {	/* an open file has both; a zeroed one has neither */
+	if (f->map)
 		munmap((void *)f->map, f->map_len);
-		close(f->fd);
-	}
 	f->map = NULL;
-	f->fd = -1;
 }
 
 /* Whether the rest of the file from pos is zero bytes: room an mmap writer reserved. */
@@ -905,7 +889,7 @@ static int merge__release(struct merge *m, struct mstream *s)
 	unsigned int i;
 	int err;
 
-	if (low - f->released < (m->recycle ? MERGE_RECYCLE_STEP : MERGE_RELEASE_STEP))
+	if (low - f->released < MERGE_RELEASE_STEP)
 		return 0;
 	for (i = 0; i < s->nr; i++) {
 		struct wrec *r = mstream__at(s, i);
@@ -920,20 +904,6 @@ static int merge__release(struct merge *m, struct mstream *s)
 	if (err)
 		return err;
 	madvise((void *)(f->map + f->released), low - f->released, MADV_DONTNEED);
-	/*
-	 * Clean pages go back to the allocator now, for the output's next
-	 * pages. The kernel drops only folios wholly inside the range, so the
-	 * range starts back at the last MERGE_FOLIO_MAX boundary, taking the
-	 * large folio the previous step ended in (not below this stream's
-	 * first page: another part may still be reading there).
-	 */
-	if (m->recycle) {
-		u64 from = f->released & ~(MERGE_FOLIO_MAX - 1);
-
-		if (from < f->first)
-			from = f->first;
-		posix_fadvise(f->fd, (off_t)from, (off_t)(low - from), POSIX_FADV_DONTNEED);
-	}
 	f->released = low;
 	return 0;
 }
@@ -1434,7 +1404,6 @@ static int mpart__init(struct mpart *p, const struct merge *m, const struct mwal
 		ps->file.pos = lo;
 		ps->file.end = hi;
 		ps->file.released = lo & ~(page - 1);
-		ps->file.first = ps->file.released;
 		kb += khi - klo;
 	}
 	p->size = kb + 8 * (kb / m->round_bytes);
@@ -2023,7 +1992,6 @@ int merge__dir(const char *dir, const char *out_path, const struct merge_opts *o
 	m.stats = stats ? stats : &local;
 	*m.stats = (struct merge_stats){ 0 };
 	m.round_bytes = opts->round_bytes ? opts->round_bytes : MERGE_ROUND_BYTES;
-	m.recycle = opts->recycle;
 	if (m.errlen)
 		err[0] = '\0';
 	if (opts->comp_level < 0 || opts->comp_level > ZCOMP_LEVEL_MAX) {
@@ -2032,94 +2000,11 @@ int merge__dir(const char *dir, const char *out_path, const struct merge_opts *o
 		return -EINVAL;
 	}
 	ret = merge__run(&m, out_path, opts);
-	m.stats->recycled = m.recycle && m.nr_streams > 0;
 	if (!ret && m.note[0] && m.errlen)
 		snprintf(err, errlen, "%s", m.note);
 	merge__exit(&m);
 	m.stats->seconds = now_seconds() - start;
 	return ret;
-}
-
-/* ---- memory the host takes back ---- */
-
-/* The highest page order of the buddy allocator (MAX_PAGE_ORDER), from /proc/buddyinfo. */
-static int buddy_max_order(void)
-{
-	char line[512], *p, *end;
-	int n = 0;
-	FILE *f = fopen("/proc/buddyinfo", "r");
-
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f)) {	/* "Node 0, zone      DMA      1 1 ..." */
-		p = strstr(line, "zone");
-		p = p ? p + 4 : line;
-		while (*p == ' ')
-			p++;
-		p += strcspn(p, " ");		/* the zone's name */
-		for (;;) {
-			strtoul(p, &end, 10);
-			if (end == p)
-				break;
-			n++;
-			p = end;
-		}
-	}
-	fclose(f);
-	return n - 1;
-}
-
-/* Whether a virtio balloon offers free page reporting (feature bit 5, VIRTIO_BALLOON_F_REPORTING). */
-static bool balloon_reports(void)
-{
-	char path[PATH_MAX], id[16], feat[160];
-	struct dirent *de;
-	bool found = false;
-	DIR *d = opendir("/sys/bus/virtio/devices");
-
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/virtio/devices/%s/device", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		id[0] = '\0';
-		if (!fgets(id, sizeof(id), f))
-			id[0] = '\0';
-		fclose(f);
-		if (strtoul(id, NULL, 0) != 5)	/* VIRTIO_ID_BALLOON */
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/virtio/devices/%s/features", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(feat, sizeof(feat), f) && strlen(feat) > 5 && feat[5] == '1')
-			found = true;
-		fclose(f);
-	}
-	closedir(d);
-	return found;
-}
-
-bool memory_host_reclaims(void)
-{
-	long order = -1;
-	FILE *f = fopen("/sys/module/page_reporting/parameters/page_reporting_order", "r");
-
-	if (!f)
-		return false;	/* a kernel without free page reporting */
-	if (fscanf(f, "%ld", &order) != 1)
-		order = -1;
-	fclose(f);
-	/* Above the highest order no free block is large enough to be reported. */
-	if (order < 0 || order > buddy_max_order())
-		return false;
-	return balloon_reports();
 }
 
 /* ---- precord merge ---- */
@@ -2272,7 +2157,6 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "precord: the directory name is too long; give -o FILE\n");
 		return 1;
 	}
-	a.opts.recycle = memory_host_reclaims();
 	err = merge__dir(a.dir, out, &a.opts, &st, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));

@@ -89,7 +89,6 @@ struct record {
 	struct merge_stats	merged;
 	struct merge_index	*index;		/* the data.N records, noted by the threads */
 	struct topology		*topo;		/* with --threads: the machine's, for the layout */
-	bool			recycle;	/* data.N written back as they grow, merged into their pages */
 	bool			streams_started;
 	struct wq_pool		*pool;		/* the global workers: one per recorded CPU */
 	struct wq		*wq;
@@ -1021,13 +1020,12 @@ static void record__print_summary(struct record *rec)
 			(unsigned long long)s->lost_records, (unsigned long long)s->lost);
 	}
 	if (rec->threaded && !rec->opts.no_merge && rec->merged.nr_files >= 0 && rec->merged.seconds > 0)
-		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s%s%s) ]\n",
+		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s%s) ]\n",
 			rec->merged.nr_files, rec->merged.seconds,
 			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds,
 			rec->merged.parts > 1 ? ", a thread per CPU" : "",
 			rec->merged.parts > 1 && rec->merged.indexed == rec->merged.nr_files ?
-			", no walk: the threads' record index" : "",
-			rec->merged.recycled ? ", into its inputs' memory: the host takes free memory back" : "");
+			", no walk: the threads' record index" : "");
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)
@@ -1088,16 +1086,6 @@ static int record__start_streams(struct record *rec)
 	 */
 	if (rec->threaded && !o->no_merge && !o->comp_level && !o->switch_output && !o->overwrite)
 		rec->index = cfg.index = merge_index__new(rec->staging, rec->evlist->nr_rings, 0);
-	/*
-	 * Where the host takes free memory back, the files are written back as
-	 * they grow (on the global workers), so the merge finds them clean and
-	 * writes its output into the pages they give up, not into memory the
-	 * host has to hand over again.
-	 */
-	rec->recycle = rec->threaded && !o->no_merge && !o->switch_output && !o->overwrite &&
-		       memory_host_reclaims();
-	if (rec->recycle)
-		cfg.wb_wq = rec->wq;
 	err = streams__init(&rec->streams, rec->evlist, &cfg, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
@@ -1166,7 +1154,6 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 {
 	struct merge_opts mo = {
 		.quiet = rec->opts.quiet, .comp_level = rec->opts.comp_level, .index = rec->index,
-		.recycle = rec->recycle,
 	};
 	bool full = rec->write_error == -ENOSPC || rec->write_error == -EDQUOT;
 	char msg[512] = "";

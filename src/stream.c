@@ -18,9 +18,6 @@
  * an index (stream.index), each run written to a data.N is also noted in it
  * while the records are still in the cache: where each chunk of the file
  * starts and its time range, which spares the merge a walk over the file.
- * With a write-behind workqueue (stream.wb_wq; record.c sets it where the
- * host takes free memory back), each data.N's writer has it start writing
- * the file back as it grows (writer__write_behind()), never waiting for it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -35,7 +32,6 @@
 
 #include "precord/stream.h"
 #include "precord/merge.h"
-
 
 int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings,
 		 struct writer *writer, size_t time_off, int notify_fd)
@@ -365,7 +361,6 @@ static int stream__open_writers(struct stream *s)
 		if (err)
 			return err;
 		writer__prealloc(&s->ring_writers[i], s->prealloc);
-		writer__write_behind(&s->ring_writers[i], s->wb_wq);
 	}
 	return 0;
 }

@@ -34,8 +34,7 @@
 #include "precord/evlist.h"
 
 /* File space a data.N reserves ahead of its writes (see streams__prealloc_step()). */
-#define STREAMS_PREALLOC_MIN	(16ULL << 20)
-#define STREAMS_PREALLOC_MAX	(1ULL << 30)
+#define STREAMS_PREALLOC_STEP	(16ULL << 20)
 
 /* Create data.0 … data.(nr_files - 1) in dir into fds (every entry -1 first). */
 static int streams__open_files(const struct streams *ss, const char *dir, int *fds,
@@ -60,26 +59,20 @@ static int streams__open_files(const struct streams *ss, const char *dir, int *f
 }
 
 /*
- * How far ahead each data.N reserves its space (writer__prealloc()): its
- * share of a sixteenth of the room left on the file system, so that space
- * held ahead cannot be what a full disk lacked, at most
- * STREAMS_PREALLOC_MAX; 0 when the share is below STREAMS_PREALLOC_MIN.
- * Large steps: one fallocate at the start covers most recordings, and the
- * writer then never takes the inode's block-map lock while the files are
- * written back behind it (stream.wb_wq), whose completions take that lock
- * to mark the extents written.
+ * How far ahead each data.N reserves its space (writer__prealloc()): a step
+ * of STREAMS_PREALLOC_STEP while every file's step together is at most a
+ * sixteenth of the room left on the file system, so that space held ahead
+ * cannot be what a full disk lacked; 0 otherwise.
  */
 static u64 streams__prealloc_step(const char *dir, int nr_files)
 {
 	struct statvfs st;
-	u64 share;
 
-	if (statvfs(dir, &st) < 0 || nr_files < 1)
+	if (statvfs(dir, &st) < 0)
 		return 0;
-	share = (u64)st.f_bavail * st.f_frsize / 16 / (u64)nr_files;
-	if (share < STREAMS_PREALLOC_MIN)
+	if ((u64)st.f_bavail * st.f_frsize / 16 < (u64)nr_files * STREAMS_PREALLOC_STEP)
 		return 0;
-	return share < STREAMS_PREALLOC_MAX ? share & ~(STREAMS_PREALLOC_MIN - 1) : STREAMS_PREALLOC_MAX;
+	return STREAMS_PREALLOC_STEP;
 }
 
 static void streams__close_files(const struct streams *ss, int *fds)
@@ -149,7 +142,6 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 	s->mmap_flush = cfg->mmap_flush;
 	s->index = cfg->index;
 	s->prealloc = ss->prealloc;
-	s->wb_wq = cfg->wb_wq;
 	return 0;
 }
 

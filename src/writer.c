@@ -61,14 +61,12 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
-#include <stddef.h>
 #include <unistd.h>
 
 #include <limits.h>
 #include <sys/uio.h>
 
 #include "precord/writer.h"
-#include "wq.h"
 
 static inline u64 writer__start(const struct writer *w)
 {
@@ -789,69 +787,6 @@ int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr)
 	return writer__open_nr(w, WRITER_AIO, fd, offset, size, nr);
 }
 
-/* --- write-behind (writer__write_behind()) ------------------------------- */
-
-struct writer_wb {
-	struct wq_work	work;
-	struct wq	*wq;
-	int		fd;
-	u64		upto;	/* atomic, relaxed: the writer's latest request */
-	u64		done;	/* the work's own: writeback started below this */
-	u64		asked;	/* the writer's own: upto as it last stored it */
-};
-
-static void writer_wb__work(struct wq_work *work)
-{
-	struct writer_wb *wb = (struct writer_wb *)((char *)work - offsetof(struct writer_wb, work));
-	/*
-	 * Relaxed: a request stored while this runs queues the work again (it
-	 * runs once more), and a stale upto only starts less.
-	 */
-	u64 upto = __atomic_load_n(&wb->upto, __ATOMIC_RELAXED);
-
-	if (upto <= wb->done)
-		return;
-	/* Advice: an error (EIO, a file system without it) only leaves pages dirty. */
-	sync_file_range(wb->fd, (off_t)wb->done, (off_t)(upto - wb->done), SYNC_FILE_RANGE_WRITE);
-	wb->done = upto;
-}
-
-void writer__write_behind(struct writer *w, struct wq *wq)
-{
-	if (!wq || w->pipe || !w->ops || w->wb)
-		return;
-	w->wb = calloc(1, sizeof(*w->wb));
-	if (!w->wb)
-		return;
-	wq_work__init(&w->wb->work, writer_wb__work);
-	w->wb->wq = wq;
-	w->wb->fd = w->fd;
-	w->wb->done = w->wb->asked = writer__start(w);
-}
-
-/* After a write: ask for the writeback of what lies behind, a step at a time. */
-static void writer__ask_writeback(struct writer *w)
-{
-	struct writer_wb *wb = w->wb;
-	u64 upto = w->offset > WRITER_WB_LAG ?
-		   (w->offset - WRITER_WB_LAG) & ~(WRITER_WB_STEP - 1) : 0;
-
-	if (upto <= wb->asked)
-		return;
-	wb->asked = upto;
-	__atomic_store_n(&wb->upto, upto, __ATOMIC_RELAXED);
-	wq__queue_work(wb->wq, &wb->work);
-}
-
-static void writer__stop_writeback(struct writer *w)
-{
-	if (!w->wb)
-		return;
-	wq_work__cancel_sync(&w->wb->work);
-	free(w->wb);
-	w->wb = NULL;
-}
-
 int writer__write(struct writer *w, const void *buf, size_t len)
 {
 	int err;
@@ -865,8 +800,6 @@ int writer__write(struct writer *w, const void *buf, size_t len)
 		return writer__fail(w, err);
 	w->offset += len;
 	w->bytes += len;
-	if (w->wb)
-		writer__ask_writeback(w);
 	return 0;
 }
 
@@ -978,7 +911,6 @@ void writer__close(struct writer *w)
 	if (!w || !w->ops)
 		return;
 	writer__flush(w);
-	writer__stop_writeback(w);	/* no worker holds the fd once the caller closes it */
 	pre = w->aio ? w->aio->pre : w->pre;	/* the aio thread is idle after the flush */
 	w->ops->close(w);
 	w->ops = NULL;

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
@@ -1145,101 +1144,6 @@ static void test_parallel(void **state)
 	outfile__free(&o);
 }
 
-static bool files_same(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
-	char ba[65536], bb[65536];
-	size_t na, nb;
-	bool same = fa && fb;
-
-	while (same) {
-		na = fread(ba, 1, sizeof(ba), fa);
-		nb = fread(bb, 1, sizeof(bb), fb);
-		same = na == nb && !memcmp(ba, bb, na);
-		if (!na)
-			break;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
-/* Resident pages of the file at path (mincore over a fresh mapping). */
-static size_t resident_pages(const char *path, size_t *total)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), n, i, in = 0;
-	struct stat st;
-	unsigned char *vec;
-	void *map;
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	n = ((size_t)st.st_size + page - 1) / page;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	assert_true(map != MAP_FAILED);
-	vec = malloc(n);
-	assert_non_null(vec);
-	assert_int_equal(mincore(map, (size_t)st.st_size, vec), 0);
-	for (i = 0; i < n; i++)
-		in += vec[i] & 1;
-	free(vec);
-	munmap(map, (size_t)st.st_size);
-	close(fd);
-	*total = n;
-	return in;
-}
-
-/*
- * merge_opts.recycle: the same output, and the inputs, written back
- * beforehand, leave the page cache as they are merged (all but the last
- * MiBs of each part); without it they stay cached.
- */
-static void test_recycle(void **state)
-{
-	struct fixture *f = *state;
-	struct merge_opts opts = { .recycle = true };
-	struct merge_stats st;
-	struct rbuf b = { 0 };
-	char name[32], path[192], plain[160];
-	size_t total, in;
-	int file, i;
-
-	write_data_file(f, true);
-	for (file = 0; file < 2; file++) {	/* 2 x 300000 samples of 56 bytes: 16 MiB each */
-		b.len = 0;
-		for (i = 0; i < 300000; i++)
-			put_sample(&b, file ? 21 : 11, 100 + 2 * (u64)i + (u64)file,
-				   (u64)(file * 1000000 + i));
-		snprintf(name, sizeof(name), "data.%d", file);
-		write_file(f->dir, name, b.p, b.len);
-	}
-	free(b.p);
-	sync();		/* clean pages: what the streaming threads' write-behind leaves */
-	snprintf(plain, sizeof(plain), "%s/plain.out", f->dir);
-	assert_int_equal(merge__dir(f->dir, plain, NULL, &st, NULL, 0), 0);
-	assert_false(st.recycled);
-	for (file = 0; file < 2; file++) {
-		snprintf(path, sizeof(path), "%s/data.%d", f->dir, file);
-		in = resident_pages(path, &total);
-		assert_true(total >= 1000);
-		assert_true(in > total * 9 / 10);	/* merged, and still cached */
-	}
-	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
-	assert_true(st.recycled);
-	assert_int_equal(st.records, 600000);
-	assert_true(files_same(plain, f->out));
-	for (file = 0; file < 2; file++) {
-		snprintf(path, sizeof(path), "%s/data.%d", f->dir, file);
-		in = resident_pages(path, &total);
-		print_message("data.%d: %zu of %zu pages cached after the merge\n", file, in, total);
-		assert_true(in < total / 2);	/* given back as merged (each part keeps its last MiBs) */
-	}
-	unlink(plain);
-}
-
 /* What does not split merges on one thread, as before. */
 static void test_parallel_fallback(void **state)
 {
@@ -1680,7 +1584,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel, setup_disk, teardown),
-		cmocka_unit_test_setup_teardown(test_recycle, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel_fallback, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel_index, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),

@@ -30,7 +30,6 @@
 #include <cmocka.h>
 
 #include "precord/writer.h"
-#include "wq.h"
 
 #define STREAM_MAX	(8 << 20)
 
@@ -318,100 +317,6 @@ static void test_prealloc_not_applied(void **state)
 	assert_int_equal(w.error, 0);
 	close(p[1]);
 	close(p[0]);
-}
-
-/*
- * Dirty pages of fd's first len bytes, from cachestat(2) (Linux 6.5; its
- * structs are defined here for older headers); -1 where it is missing.
- */
-struct cachestat_range_t { u64 off, len; };
-struct cachestat_t { u64 nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted; };
-
-static long dirty_pages(int fd, u64 len)
-{
-	struct cachestat_range_t r = { 0, len };
-	struct cachestat_t cs;
-
-	if (syscall(451 /* __NR_cachestat, x86-64 and the generic table */, fd, &r, &cs, 0) < 0)
-		return -1;
-	return (long)cs.nr_dirty;
-}
-
-/*
- * writer__write_behind(): as the file grows, a worker writes back what lies
- * WRITER_WB_LAG behind its end, a WRITER_WB_STEP at a time, before anything
- * syncs; without it the same writes stay in the page cache. The bytes are
- * the stream's either way. (On tmpfs nothing is ever written back.)
- */
-static void write_behind_case(const struct tdir *d, enum writer_kind kind, bool behind,
-			      struct wq *wq)
-{
-	const u64 total = 3 * WRITER_WB_STEP + WRITER_WB_LAG;
-	unsigned char *src = pattern_buf(0, total), *file;
-	struct writer w;
-	struct statfs sfs;
-	size_t len;
-	u64 done, pages = total / (u64)sysconf(_SC_PAGESIZE);
-	long dirty;
-	int fd = open_file(d, "wb", O_RDWR);
-
-	if (kind == WRITER_AIO)
-		assert_int_equal(writer__open_aio(&w, fd, 0, 65536, 2), 0);
-	else
-		assert_int_equal(writer__open_size(&w, kind, fd, 0, 65536), 0);
-	if (behind)
-		writer__write_behind(&w, wq);
-	assert_true(!behind || w.wb);
-	for (done = 0; done < total; done += 65536)
-		assert_int_equal(writer__write(&w, src + done, 65536), 0);
-	assert_int_equal(writer__flush(&w), 0);
-	assert_int_equal(wq__flush(wq), 0);
-	dirty = dirty_pages(fd, total);
-	print_message("%s, write-behind %s: %ld of %llu pages still dirty\n",
-		      kind == WRITER_AIO ? "aio" : kind == WRITER_MMAP ? "mmap" : "write",
-		      behind ? "on" : "off", dirty, (unsigned long long)pages);
-	assert_int_equal(fstatfs(fd, &sfs), 0);
-	if (sfs.f_type != TMPFS_MAGIC && dirty >= 0) {
-		/* started: written back or under writeback, no longer dirty */
-		if (behind)
-			assert_true((u64)dirty <= pages - 3 * WRITER_WB_STEP / (u64)sysconf(_SC_PAGESIZE));
-		else
-			assert_true((u64)dirty > pages / 2);
-	}
-	writer__close(&w);
-	assert_null(w.wb);
-	assert_int_equal(w.error, 0);
-	file = slurp(fd, &len);
-	assert_int_equal(len, total);
-	assert_memory_equal(file, src, total);
-	free(file);
-	free(src);
-	close(fd);
-}
-
-static void test_write_behind(void **state)
-{
-	struct wq_pool_attr attr = { .scope = WQ_SCOPE_SYSTEM, .name = "test-wb" };
-	struct wq_pool *pool = wq_pool__new(&attr, NULL, 0);
-	struct wq *wq = pool ? wq__new(pool, "wb", 0) : NULL;
-	struct writer w;
-	int p[2];
-
-	assert_non_null(wq);
-	write_behind_case(*state, WRITER_WRITE, false, wq);
-	write_behind_case(*state, WRITER_WRITE, true, wq);
-	write_behind_case(*state, WRITER_AIO, true, wq);
-	write_behind_case(*state, WRITER_MMAP, true, wq);
-
-	assert_int_equal(pipe(p), 0);		/* a pipe: nothing to write back */
-	assert_int_equal(writer__open(&w, WRITER_WRITE, p[1], 0), 0);
-	writer__write_behind(&w, wq);
-	assert_null(w.wb);
-	writer__close(&w);
-	close(p[0]);
-	close(p[1]);
-	wq__delete(wq);
-	wq_pool__delete(pool);
 }
 
 /* WRITER_MMAP reserves ahead, then flush cuts the file to its true size. */
@@ -1116,7 +1021,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stream_mmap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_mmap_size, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_prealloc, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_write_behind, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_prealloc_not_applied, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_mmap_needs_rdwr, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_writev, setup_dir, teardown_dir),

@@ -39,21 +39,7 @@ struct merge_opts {
 	u64	part_min;	/* least kernel bytes per thread (0: 8 MiB) */
 	const struct merge_index *index;	/* what the writers noted; NULL: walk the files */
 	bool	quiet;
-	/*
-	 * Drop each MiB of input from the page cache once merged (clean pages
-	 * only: what is not yet written back stays), so the output is written
-	 * into the memory the input just freed. For memory_host_reclaims().
-	 */
-	bool	recycle;
 };
-
-/*
- * Whether this machine is a VM whose balloon reports free memory to the
- * host (virtio free page reporting, on): memory freed more than a moment
- * ago is then the host's again, and the first write into it faults on the
- * host, several times slower than a write into memory just freed.
- */
-bool memory_host_reclaims(void);
 
 struct merge_stats {
 	u64	records;	/* kernel records merged from the data.N files */
@@ -72,7 +58,6 @@ struct merge_stats {
 	u64	bytes_cut;	/* bytes left out there (a partial or zeroed tail) */
 	int	parts;		/* threads that merged the kernel records (0: the caller alone) */
 	int	indexed;	/* data.N files the parallel merge took from the index, not a walk */
-	bool	recycled;	/* merge_opts.recycle: merged inputs were dropped as it went */
 };
 
 /*

@@ -15,8 +15,6 @@
 #include "precord/writer.h"
 #include "precord/compress.h"
 
-struct wq;
-
 struct merge_index;
 
 /* Staging buffer of each per-ring writer (a data.N file). */
@@ -111,13 +109,6 @@ struct stream {
 	struct merge_index	*index;
 	/* Per-ring output: file space reserved this far ahead (writer__prealloc()), 0: none. */
 	u64			prealloc;
-	/*
-	 * Per-ring output: each data.N is written back as it grows, on this
-	 * workqueue (writer__write_behind()), so the files are mostly clean
-	 * when the merge reads them and it can hand their pages over to its
-	 * output (merge_opts.recycle). NULL: none.
-	 */
-	struct wq		*wb_wq;
 
 	/* S: the thread's own, until stream__stop(). */
 	struct writer		*cur;		/* the writer of the ring being read */

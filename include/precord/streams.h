@@ -27,7 +27,6 @@ struct streams_config {
 	struct stream_shared	*shared;	/* --switch-output=SIZE counter; NULL: none */
 	struct merge_index	*index;		/* with spec: note the data.N records; NULL: none */
 	struct topology		*topo;		/* with spec: the machine's, borrowed; NULL: load it */
-	struct wq		*wb_wq;		/* with spec: write-behind of data.N here; NULL: none */
 };
 
 struct streams {

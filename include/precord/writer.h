@@ -77,7 +77,6 @@ struct writer {
 		u64		end;		/* reserved up to here */
 		u64		step;		/* 0: no reserving */
 	}			pre;
-	struct writer_wb	*wb;		/* writer__write_behind(); NULL: none */
 };
 
 /*
@@ -126,19 +125,6 @@ int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr);
  * gives back what was reserved past the end. Call before the first write.
  */
 void writer__prealloc(struct writer *w, u64 step);
-/*
- * Write the file back as it grows: every WRITER_WB_STEP bytes written, a
- * work item on wq starts the writeback (sync_file_range(2)
- * SYNC_FILE_RANGE_WRITE) of what lies WRITER_WB_LAG or more behind the
- * end; the writer never waits for it. Pages written back are clean, so
- * whoever reads the file next can drop them (merge_opts.recycle). Close
- * cancels what is pending and waits for what runs, before the caller can
- * close the fd. NULL wq, a pipe, or no memory: nothing. Call after open.
- */
-#define WRITER_WB_STEP	(8ULL << 20)
-#define WRITER_WB_LAG	(2ULL << 20)
-struct wq;
-void writer__write_behind(struct writer *w, struct wq *wq);
 /* 0 or -errno (-ENOSPC on a full disk); after an error every call fails. */
 int writer__write(struct writer *w, const void *buf, size_t len);
 /*
