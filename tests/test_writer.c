@@ -125,6 +125,17 @@ static unsigned char *slurp(int fd, size_t *len)
 	return p;
 }
 
+/* fd holds exactly src[0, total). */
+static void assert_file_holds(int fd, const unsigned char *src, size_t total)
+{
+	size_t len;
+	unsigned char *file = slurp(fd, &len);
+
+	assert_int_equal(len, total);
+	assert_memory_equal(file, src, total);
+	free(file);
+}
+
 /* Sizes that hit every path: empty, tiny, around the buffer size, huge. */
 static size_t next_size(unsigned *seed, size_t buf_size)
 {
@@ -282,10 +293,7 @@ static void prealloc_case(const struct tdir *d, enum writer_kind kind)
 	writer__close(&w);
 	assert_int_equal(w.error, 0);
 	assert_true(allocated(fd) < step);	/* given back */
-	file = slurp(fd, &len);
-	assert_int_equal(len, total);
-	assert_memory_equal(file, src, total);
-	free(file);
+	assert_file_holds(fd, src, total);
 	free(src);
 	close(fd);
 }
@@ -412,10 +420,9 @@ static void test_writev(void **state)
  */
 static void test_ranges_then_skip(void **state)
 {
-	unsigned char *src = pattern_buf(0, 40000), *got;
+	unsigned char *src = pattern_buf(0, 40000);
 	struct writer w[3], head;
 	struct stat st;
-	size_t len;
 	int i, fd = open_file(*state, "ranges", O_RDWR);
 
 	assert_int_equal(writer__open(&head, WRITER_WRITE, fd, 0), 0);
@@ -438,10 +445,7 @@ static void test_ranges_then_skip(void **state)
 	assert_int_equal(writer__write(&head, src + 31000, 9000), 0);
 	writer__close(&head);
 	assert_int_equal(head.bytes, 40000);
-	got = slurp(fd, &len);
-	assert_int_equal(len, 40000);
-	assert_memory_equal(got, src, 40000);
-	free(got);
+	assert_file_holds(fd, src, 40000);
 	free(src);
 	close(fd);
 }
@@ -511,11 +515,11 @@ static void pipe_case(const struct tdir *d, enum writer_kind kind, bool nonblock
 		      bool signals)
 {
 	const size_t total = 1 << 20;
-	unsigned char *src = pattern_buf(0, total), *got;
+	unsigned char *src = pattern_buf(0, total);
 	struct sigaction sa = { .sa_handler = on_alarm }, old;
 	struct itimerval it = { { 0, 500 }, { 0, 500 } }, off_it = { 0 };
 	struct writer w;
-	size_t done = 0, len;
+	size_t done = 0;
 	char path[128];
 	int p[2], status, fd;
 	pid_t pid;
@@ -559,10 +563,7 @@ static void pipe_case(const struct tdir *d, enum writer_kind kind, bool nonblock
 	snprintf(path, sizeof(path), "%s/piped", d->path);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	got = slurp(fd, &len);
-	assert_int_equal(len, total);
-	assert_memory_equal(got, src, total);
-	free(got);
+	assert_file_holds(fd, src, total);
 	free(src);
 	close(fd);
 }
@@ -586,10 +587,9 @@ static void test_pipe_signals(void **state)
  */
 static void test_short_write_then_error(void **state)
 {
-	unsigned char *src = pattern_buf(0, 30000), *file;
+	unsigned char *src = pattern_buf(0, 30000);
 	struct rlimit old, lim = { 10000, 10000 };
 	struct writer w;
-	size_t len;
 	int fd = open_file(*state, "fsize", O_RDWR);
 	int i, err = 0;
 
@@ -614,10 +614,7 @@ static void test_short_write_then_error(void **state)
 	writer__close(&w);
 	assert_int_equal(w.error, -EFBIG);
 
-	file = slurp(fd, &len);
-	assert_int_equal(len, 10000);
-	assert_memory_equal(file, src, 10000);
-	free(file);
+	assert_file_holds(fd, src, 10000);
 	free(src);
 	close(fd);
 }
@@ -731,10 +728,9 @@ static void test_full_disk_aio(void **state)
  */
 static void test_aio_short_write_then_error(void **state)
 {
-	unsigned char *src = pattern_buf(0, 60000), *file;
+	unsigned char *src = pattern_buf(0, 60000);
 	struct rlimit old, lim = { 10000, 10000 };
 	struct writer w;
-	size_t len;
 	int fd = open_file(*state, "fsize", O_RDWR);
 	int i, err = 0;
 
@@ -759,10 +755,7 @@ static void test_aio_short_write_then_error(void **state)
 	writer__close(&w);
 	assert_int_equal(w.error, -EFBIG);
 
-	file = slurp(fd, &len);
-	assert_int_equal(len, 10000);
-	assert_memory_equal(file, src, 10000);
-	free(file);
+	assert_file_holds(fd, src, 10000);
 	free(src);
 	close(fd);
 }
