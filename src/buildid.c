@@ -193,72 +193,93 @@ static int table__read(int fd, u64 off, u32 num, u32 entsize, size_t minsize, vo
 	return 0;
 }
 
-static int phdrs__find(int fd, const struct elf_info *ei, u8 *id, size_t size)
+/* What a program or section header says of the bytes it describes. */
+struct elf_extent {
+	u64	type, off, len, align;
+};
+
+static void phdr__extent(bool is64, const char *ent, struct elf_extent *x)
 {
-	size_t minsize = ei->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	int err = -ENODATA;
+	if (is64) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, ent, sizeof(ph));
+		*x = (struct elf_extent){ ph.p_type, ph.p_offset, ph.p_filesz, ph.p_align };
+	} else {
+		Elf32_Phdr ph;
+
+		memcpy(&ph, ent, sizeof(ph));
+		*x = (struct elf_extent){ ph.p_type, ph.p_offset, ph.p_filesz, ph.p_align };
+	}
+}
+
+static void shdr__extent(bool is64, const char *ent, struct elf_extent *x)
+{
+	if (is64) {
+		Elf64_Shdr sh;
+
+		memcpy(&sh, ent, sizeof(sh));
+		*x = (struct elf_extent){ sh.sh_type, sh.sh_offset, sh.sh_size, sh.sh_addralign };
+	} else {
+		Elf32_Shdr sh;
+
+		memcpy(&sh, ent, sizeof(sh));
+		*x = (struct elf_extent){ sh.sh_type, sh.sh_offset, sh.sh_size, sh.sh_addralign };
+	}
+}
+
+/* A header table: where it lies, how to read an entry, which type holds notes. */
+struct elf_table {
+	u64	off;
+	u32	num, entsize;
+	size_t	minsize;
+	void	(*extent)(bool is64, const char *ent, struct elf_extent *x);
+	u64	note_type;
+};
+
+/* The build id in the first note extent of the table that has one. */
+static int table__find(int fd, const struct elf_info *ei, const struct elf_table *t,
+		       u8 *id, size_t size)
+{
+	struct elf_extent x;
 	void *tab;
 	u32 i;
+	int err = table__read(fd, t->off, t->num, t->entsize, t->minsize, &tab);
 
-	if (ei->phnum == PN_XNUM)	/* count in section 0: not for build ids */
-		return -ENODATA;
-	err = table__read(fd, ei->phoff, ei->phnum, ei->phentsize, minsize, &tab);
 	if (err)
 		return err;
 	err = -ENODATA;
-	for (i = 0; i < ei->phnum && err < 0 && err != -ENOMEM; i++) {
-		const char *ent = (const char *)tab + (size_t)i * ei->phentsize;
-		u64 type, off, len, align;
-
-		if (ei->is64) {
-			Elf64_Phdr ph;
-
-			memcpy(&ph, ent, sizeof(ph));
-			type = ph.p_type; off = ph.p_offset; len = ph.p_filesz; align = ph.p_align;
-		} else {
-			Elf32_Phdr ph;
-
-			memcpy(&ph, ent, sizeof(ph));
-			type = ph.p_type; off = ph.p_offset; len = ph.p_filesz; align = ph.p_align;
-		}
-		if (type == PT_NOTE)
-			err = notes_at(fd, off, len, align, id, size);
+	for (i = 0; i < t->num && err < 0 && err != -ENOMEM; i++) {
+		t->extent(ei->is64, (const char *)tab + (size_t)i * t->entsize, &x);
+		if (x.type == t->note_type)
+			err = notes_at(fd, x.off, x.len, x.align, id, size);
 	}
 	free(tab);
 	return err;
 }
 
+static int phdrs__find(int fd, const struct elf_info *ei, u8 *id, size_t size)
+{
+	const struct elf_table t = {
+		.off = ei->phoff, .num = ei->phnum, .entsize = ei->phentsize,
+		.minsize = ei->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr),
+		.extent = phdr__extent, .note_type = PT_NOTE,
+	};
+
+	if (ei->phnum == PN_XNUM)	/* count in section 0: not for build ids */
+		return -ENODATA;
+	return table__find(fd, ei, &t, id, size);
+}
+
 static int shdrs__find(int fd, const struct elf_info *ei, u8 *id, size_t size)
 {
-	size_t minsize = ei->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	int err;
-	void *tab;
-	u32 i;
+	const struct elf_table t = {
+		.off = ei->shoff, .num = ei->shnum, .entsize = ei->shentsize,
+		.minsize = ei->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr),
+		.extent = shdr__extent, .note_type = SHT_NOTE,
+	};
 
-	err = table__read(fd, ei->shoff, ei->shnum, ei->shentsize, minsize, &tab);
-	if (err)
-		return err;
-	err = -ENODATA;
-	for (i = 0; i < ei->shnum && err < 0 && err != -ENOMEM; i++) {
-		const char *ent = (const char *)tab + (size_t)i * ei->shentsize;
-		u64 type, off, len, align;
-
-		if (ei->is64) {
-			Elf64_Shdr sh;
-
-			memcpy(&sh, ent, sizeof(sh));
-			type = sh.sh_type; off = sh.sh_offset; len = sh.sh_size; align = sh.sh_addralign;
-		} else {
-			Elf32_Shdr sh;
-
-			memcpy(&sh, ent, sizeof(sh));
-			type = sh.sh_type; off = sh.sh_offset; len = sh.sh_size; align = sh.sh_addralign;
-		}
-		if (type == SHT_NOTE)
-			err = notes_at(fd, off, len, align, id, size);
-	}
-	free(tab);
-	return err;
+	return table__find(fd, ei, &t, id, size);
 }
 
 int buildid__read(const char *path, u8 *id, size_t size)
