@@ -1571,12 +1571,16 @@ static int record__run(struct record *rec)
 
 	/* A --threads spec that cannot be laid out fails before the output is touched. */
 	if (rec->threaded) {
-		char msg[256] = "cannot read the machine's topology (hwloc)";
+		char msg[256] = "";
 
 		rec->topo = topology__new();
-		err = rec->topo ? streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
-						      rec->topo, rec->evlist->cpus, msg, sizeof(msg))
-				: -ENODEV;
+		if (!rec->topo) {
+			snprintf(msg, sizeof(msg), "cannot read the machine's topology (hwloc)");
+			err = -ENODEV;
+		} else {
+			err = streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
+						  rec->topo, rec->evlist->cpus, msg, sizeof(msg));
+		}
 		if (err) {
 			fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
 			return err;

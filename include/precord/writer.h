@@ -72,7 +72,7 @@ struct writer {
 	/* WRITER_AIO: the buffers, the queue and the writer thread. */
 	struct writer_aio	*aio;
 	int			aio_nr;		/* writes in flight at most */
-	/* WRITER_WRITE: file space reserved ahead of the writes (writer__prealloc()). */
+	/* WRITER_WRITE, WRITER_AIO (its thread's copy): space reserved ahead (writer__prealloc()). */
 	struct writer_prealloc {
 		u64		end;		/* reserved up to here */
 		u64		step;		/* 0: no reserving */
