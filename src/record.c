@@ -1020,12 +1020,13 @@ static void record__print_summary(struct record *rec)
 			(unsigned long long)s->lost_records, (unsigned long long)s->lost);
 	}
 	if (rec->threaded && !rec->opts.no_merge && rec->merged.nr_files >= 0 && rec->merged.seconds > 0)
-		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s%s) ]\n",
+		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s%s%s) ]\n",
 			rec->merged.nr_files, rec->merged.seconds,
 			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds,
 			rec->merged.parts > 1 ? ", a thread per CPU" : "",
 			rec->merged.parts > 1 && rec->merged.indexed == rec->merged.nr_files ?
-			", no walk: the threads' record index" : "");
+			", no walk: the threads' record index" : "",
+			rec->merged.given_back ? ", their pages reused as merged" : "");
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)
@@ -1154,9 +1155,10 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 {
 	struct merge_opts mo = {
 		.quiet = rec->opts.quiet, .comp_level = rec->opts.comp_level, .index = rec->index,
+		.consume = true,
 	};
 	bool full = rec->write_error == -ENOSPC || rec->write_error == -EDQUOT;
-	char msg[512] = "";
+	char msg[2 * PATH_MAX] = "";
 	int err;
 
 	if (rec->opts.no_merge)
@@ -1168,6 +1170,11 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 		return record__keep_dir(staging, path);
 	}
 	err = merge__dir(staging, path, &mo, &rec->merged, msg, sizeof(msg));
+	if (err && rec->merged.given_back) {
+		/* the data.N files are part merged away: the staging directory is no perf directory now */
+		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
+		return err;
+	}
 	if (err) {
 		fprintf(stderr, "precord: %s; '%s' keeps perf's directory layout instead "
 			"('precord merge %s -o FILE' merges it)\n", msg[0] ? msg : strerror(-err),

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
 #include <cmocka.h>
@@ -1320,6 +1322,152 @@ static void test_parallel_index(void **state)
 	merge_index__delete(NULL);
 }
 
+/* Whether path has a hole before its end: space given back by a consuming merge. */
+static bool file_has_hole(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+	off_t hole;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	hole = lseek(fd, 0, SEEK_HOLE);
+	close(fd);
+	return hole >= 0 && hole < st.st_size;
+}
+
+/* Files in /var/tmp named like the temporary outputs of f->out. */
+static int count_tmp_outputs(const struct fixture *f)
+{
+	const char *base = strrchr(f->out, '/') + 1;
+	size_t n = strlen(base);
+	struct dirent *e;
+	DIR *d = opendir("/var/tmp");
+	int nr = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		nr += !strncmp(e->d_name, base, n) && e->d_name[n] == '.';
+	closedir(d);
+	return nr;
+}
+
+/*
+ * A consuming merge (precord's own staging directory) writes the file the
+ * plain parallel merge writes, byte for byte, punches the merged ranges
+ * out of its inputs as it goes, and leaves no journal behind.
+ */
+static void test_consume(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts four = { .round_bytes = 65536, .jobs = 4, .part_min = 16384 };
+	struct merge_opts eat = four;
+	struct merge_stats sr, sc;
+	char ref[128], journal[256];
+
+	make_parallel_dir(f, false);
+	snprintf(ref, sizeof(ref), "%s/ref.out", f->dir);
+	snprintf(journal, sizeof(journal), "%s/merge.journal", f->dir);
+	assert_int_equal(merge__dir(f->dir, ref, &four, &sr, NULL, 0), 0);
+	assert_int_equal(sr.given_back, 0);
+	assert_false(file_has_hole(f->dir, "data.0"));
+
+	eat.consume = true;
+	eat.give_step = 4096;
+	assert_int_equal(merge__dir(f->dir, f->out, &eat, &sc, NULL, 0), 0);
+	assert_same_file(ref, f->out);
+	assert_int_equal(sc.records, sr.records);
+	assert_false(sc.resumed);
+	assert_int_not_equal(access(journal, F_OK), 0);
+	assert_int_equal(count_tmp_outputs(f), 0);
+	if (on_tmpfs(f->dir)) {
+		print_message("%s is on tmpfs: the merge ran on one thread\n", f->dir);
+		assert_int_equal(sc.given_back, 0);
+		return;
+	}
+	assert_true(sc.parts >= 2);
+	assert_true(sc.given_back > 0);
+	assert_true(file_has_hole(f->dir, "data.0"));
+	assert_true(file_has_hole(f->dir, "data.1"));
+}
+
+/*
+ * A consuming merge killed (SIGKILL) half-way leaves its partial output
+ * and journal; merging the directory again finishes it: the kernel
+ * records of the merge that was never interrupted, in time order, perf
+ * finding nothing out of order, the partial output and journal gone. With
+ * the partial output lost too, what the inputs still hold is merged and
+ * the loss is told.
+ */
+static void test_consume_killed(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts one = { .round_bytes = 65536, .jobs = 1 };
+	struct merge_opts eat = { .round_bytes = 65536, .jobs = 4, .part_min = 16384,
+				  .consume = true, .give_step = 4096, .die_at = 12 };
+	struct merge_stats sr, st;
+	char ref[128], journal[256], err[1024];
+	struct outfile o;
+	int lose, status, total;
+	pid_t pid;
+
+	if (on_tmpfs("/var/tmp")) {
+		print_message("/var/tmp is on tmpfs: no parallel merge to kill\n");
+		return;
+	}
+	for (lose = 0; lose < 2; lose++) {
+		total = make_parallel_dir(f, false);
+		snprintf(ref, sizeof(ref), "%s/ref.out", f->dir);
+		snprintf(journal, sizeof(journal), "%s/merge.journal", f->dir);
+		assert_int_equal(merge__dir(f->dir, ref, &one, &sr, NULL, 0), 0);
+		assert_int_equal(sr.records, (u64)total);
+
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			merge__dir(f->dir, f->out, &eat, NULL, NULL, 0);
+			_exit(0);	/* not reached: killed at the 12th journal entry */
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), SIGKILL);
+		assert_int_equal(access(journal, F_OK), 0);
+		assert_int_equal(count_tmp_outputs(f), 1);
+		assert_true(file_has_hole(f->dir, "data.0") || file_has_hole(f->dir, "data.1") ||
+			    file_has_hole(f->dir, "data.2"));
+		if (lose) {
+			char cmd[600];
+
+			snprintf(cmd, sizeof(cmd), "rm -f %s.??????", f->out);
+			assert_int_equal(system(cmd), 0);
+		}
+
+		assert_int_equal(merge__dir(f->dir, f->out, &one, &st, err, sizeof(err)), 0);
+		assert_true(st.resumed);
+		assert_int_not_equal(access(journal, F_OK), 0);
+		assert_int_equal(count_tmp_outputs(f), 0);
+		outfile__load(&o, f->out);
+		assert_int_equal(outfile__perf_unordered(&o), 0);
+		if (!lose) {
+			assert_string_equal(err, "");
+			assert_int_equal(st.records, sr.records);
+			assert_int_equal(st.samples, sr.samples);
+			assert_int_equal(st.lost, sr.lost);
+			assert_int_equal(outfile__check_sorted(&o, 3), total);
+			check_same_kernel_records(ref, f->out);
+		} else {
+			assert_non_null(strstr(err, "is gone"));
+			assert_true(st.records < sr.records);
+			assert_int_equal(outfile__check_sorted(&o, 3), (int)st.records);
+		}
+		outfile__free(&o);
+		unlink(ref);
+	}
+}
+
 /* data.N made of COMPRESSED records (perf -z --threads) merge as their plain versions. */
 static void test_compressed_input(void **state)
 {
@@ -1586,6 +1734,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parallel, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel_fallback, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel_index, setup_disk, teardown),
+		cmocka_unit_test_setup_teardown(test_consume, setup_disk, teardown),
+		cmocka_unit_test_setup_teardown(test_consume_killed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),

@@ -39,6 +39,17 @@ struct merge_opts {
 	u64	part_min;	/* least kernel bytes per thread (0: 8 MiB) */
 	const struct merge_index *index;	/* what the writers noted; NULL: walk the files */
 	bool	quiet;
+	/*
+	 * dir is precord's own staging directory, removed once merged: the
+	 * parallel merge gives each data.N's space back (punches it out) as
+	 * its records reach the output, so that the output's pages are the
+	 * ones just freed, and journals how far it got in dir/merge.journal
+	 * first, so that a merge killed half-way is finished by merge__dir()
+	 * on dir (`precord merge`). Never for a directory the user keeps.
+	 */
+	bool	consume;
+	u64	give_step;	/* give back in aligned steps of this many bytes (0: 2 MiB) */
+	int	die_at;		/* tests: SIGKILL the process after this many journal entries */
 };
 
 struct merge_stats {
@@ -58,14 +69,20 @@ struct merge_stats {
 	u64	bytes_cut;	/* bytes left out there (a partial or zeroed tail) */
 	int	parts;		/* threads that merged the kernel records (0: the caller alone) */
 	int	indexed;	/* data.N files the parallel merge took from the index, not a walk */
+	u64	given_back;	/* input bytes whose space was given back as merged (consume) */
+	bool	resumed;	/* finished a merge that was killed half-way (dir/merge.journal) */
 };
 
 /*
  * Merge directory dir into out_path (written anew, via a temporary file
  * renamed into place). Works on what reached the disk: a data.N that ends in
  * the middle of a record (a recording killed with SIGKILL) is read up to its
- * last whole record. Returns 0 or -errno with a one-line message in err; on
+ * last whole record. A dir/merge.journal left by a consuming merge that was
+ * killed is finished: the records its partial output holds plus what its
+ * inputs still hold. Returns 0 or -errno with a one-line message in err; on
  * success err is empty, or describes the first file cut short (a warning).
+ * When a consuming merge fails after giving space back (stats->given_back),
+ * its partial output and journal stay for a later merge__dir() on dir.
  * opts and stats may be NULL.
  */
 int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,

@@ -102,9 +102,45 @@ if grep -q 'a thread per CPU' "$T/i.sum"; then
 		{ cat "$T/i.order"; fail "the merge from the index goes back in time"; }
 	grep -qi 'out of order' "$T/i.serr" && fail "perf script: out of order events after the indexed merge"
 	note "indexed merge: $(cat "$T/i.order")"
+	# The merge punched its inputs out as it went (their pages became the
+	# output's), and perf finds every sample the recording counted.
+	grep -q 'their pages reused as merged' "$T/i.sum" ||
+		{ cat "$T/i.sum"; fail "the in-process merge did not give its inputs' space back"; }
+	n=$(perf report --stats -i "$T/i.data" 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
+	[ "$n" = "$(samples_of "$T/i.sum")" ] ||
+		fail "perf counts $n samples in the consuming merge's output, precord said $(samples_of "$T/i.sum")"
 else
 	note "the SIGINT recording merged on one thread (tmpfs, or under 16 MiB): no index to check"
 fi
+
+# 4b. SIGKILL during that merge, once it has begun punching its inputs out
+# (merge.journal exists): precord merge finishes it from the partial output
+# and what the inputs still hold. The merge takes a fraction of a second;
+# when the kill comes too late the case is noted, not failed.
+"$PRECORD" -F max --call-graph dwarf -o "$T/j.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+while kill -0 $pid 2>/dev/null; do
+	[ -e "$T/j.data.staging/merge.journal" ] && { kill -KILL $pid; break; }
+done
+wait $pid 2>/dev/null
+if [ -e "$T/j.data.staging/merge.journal" ]; then
+	"$PRECORD" merge "$T/j.data.staging" -o "$T/j.data" 2>"$T/j.sum" ||
+		{ cat "$T/j.sum"; fail "precord merge could not finish a merge killed half-way"; }
+	grep -q 'finished the merge that was killed' "$T/j.sum" || { cat "$T/j.sum"; fail "precord merge did not resume"; }
+	[ ! -e "$T/j.data.staging/merge.journal" ] || fail "the journal of the finished merge was left behind"
+	ls "$T"/j.data.?????? >/dev/null 2>&1 && fail "the killed merge's partial output was left behind"
+	perf script -F time -i "$T/j.data" 2>"$T/j.serr" |
+		awk '{ t = $1 + 0; if (t < last) bad++; last = t; n++ }
+		     END { printf "%d samples, %d out of order\n", n, bad; exit bad > 0 || n == 0 }' >"$T/j.order" ||
+		{ cat "$T/j.order" "$T/j.serr"; fail "the finished merge is empty or goes back in time"; }
+	grep -qi 'out of order\|error' "$T/j.serr" && { cat "$T/j.serr"; fail "perf script complains about the finished merge"; }
+	note "SIGKILL during the merge: precord merge finished it, $(cat "$T/j.order")"
+else
+	note "SIGKILL during the merge: the merge was over before the kill (or ran on one thread)"
+fi
+pkill -f "$MATMUL -t 4 -n 400 -r 400" 2>/dev/null
 
 # 5. Real time: the streaming threads, and the --aio writer threads they
 # start, run at SCHED_FIFO 10; with --no-realtime at normal priority.
