@@ -89,6 +89,15 @@ int merge__dir(const char *dir, const char *out_path, const struct merge_opts *o
 	       struct merge_stats *stats, char *err, size_t errlen);
 
 /*
+ * Whether this machine is a VM whose balloon reports free memory to the
+ * host (virtio free page reporting, on): memory freed more than a moment
+ * ago is then the host's again, and the first write into it faults on the
+ * host. Where it is, a consuming merge pays; elsewhere punching costs more
+ * than it gives (ext4 mounted with `discard` waits for each punch).
+ */
+bool memory_host_reclaims(void);
+
+/*
  * `precord merge DIR [-o FILE] [-q] [-z[=N]]`, argv[0] = "merge". Default
  * FILE: DIR without its ".staging" suffix, or DIR.data. Returns the exit
  * status (0, 1 on failure, 129 for a bad command line).

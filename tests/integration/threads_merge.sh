@@ -82,8 +82,10 @@ n=$(perf script -i "$T/km.data" 2>/dev/null | wc -l)
 [ "$n" -gt 0 ] || fail "SIGKILL (--mmap-output): the saved file has no samples"
 note "SIGKILL with --mmap-output: precord merge saved $n samples"
 
-# 4. SIGINT during a heavy recording finishes a valid file.
-"$PRECORD" -F max --call-graph dwarf -o "$T/i.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>"$T/i.sum" &
+# 4. SIGINT during a heavy recording finishes a valid file. Its merge
+# consumes its inputs (PRECORD_MERGE_CONSUME=1; by default only where the
+# host takes free memory back, checked in 4c).
+PRECORD_MERGE_CONSUME=1 "$PRECORD" -F max --call-graph dwarf -o "$T/i.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>"$T/i.sum" &
 pid=$!
 sleep 1
 kill -INT $pid; wait $pid; st=$?
@@ -117,7 +119,7 @@ fi
 # (merge.journal exists): precord merge finishes it from the partial output
 # and what the inputs still hold. The merge takes a fraction of a second;
 # when the kill comes too late the case is noted, not failed.
-"$PRECORD" -F max --call-graph dwarf -o "$T/j.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>&1 &
+PRECORD_MERGE_CONSUME=1 "$PRECORD" -F max --call-graph dwarf -o "$T/j.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>&1 &
 pid=$!
 sleep 1
 kill -INT $pid
@@ -141,6 +143,35 @@ else
 	note "SIGKILL during the merge: the merge was over before the kill (or ran on one thread)"
 fi
 pkill -f "$MATMUL -t 4 -n 400 -r 400" 2>/dev/null
+
+# 4c. By default the merge consumes exactly where this machine's balloon
+# reports free pages to the host: page_reporting_order no higher than the
+# buddy allocator's top order, and a virtio balloon (device 5) offering
+# feature bit 5 (VIRTIO_BALLOON_F_REPORTING).
+host_reclaims() {
+	local order max d
+	order=$(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null) || return 1
+	max=$(( $(head -1 /proc/buddyinfo | awk '{ print NF - 4 }') - 1 ))
+	[ "$order" -le "$max" ] || return 1
+	for d in /sys/bus/virtio/devices/*; do
+		[ "$(cat "$d/device" 2>/dev/null)" = 0x0005 ] &&
+			[ "$(cut -c6 "$d/features" 2>/dev/null)" = 1 ] && return 0
+	done
+	return 1
+}
+"$PRECORD" -F max --call-graph dwarf -o "$T/a.data" -- "$MATMUL" -t 4 -n 300 -r 3 >/dev/null 2>"$T/a.sum" ||
+	{ cat "$T/a.sum"; fail "the default-merge recording failed"; }
+if ! grep -q 'a thread per CPU' "$T/a.sum"; then
+	note "default merge: on one thread (tmpfs, or under 16 MiB): nothing to consume"
+elif host_reclaims; then
+	grep -q 'their pages reused as merged' "$T/a.sum" ||
+		{ cat "$T/a.sum"; fail "the host takes free memory back, but the merge did not consume its inputs"; }
+	note "default merge: consumed its inputs (free page reporting on)"
+else
+	grep -q 'their pages reused as merged' "$T/a.sum" &&
+		{ cat "$T/a.sum"; fail "no free page reporting here, yet the merge consumed its inputs"; }
+	note "default merge: kept its inputs (no free page reporting)"
+fi
 
 # 5. Real time: the streaming threads, and the --aio writer threads they
 # start, run at SCHED_FIFO 10; with --no-realtime at normal priority.
