@@ -164,7 +164,7 @@ struct mfile {
 	u64		released;	/* [0, released) given back with MADV_DONTNEED */
 	int		fd;		/* read-write, to give space back (consume) */
 	bool		writable;	/* fd is open and ours */
-	u64		given;		/* [given's step, given) punched out of the file */
+	u64		given;		/* punched out of the file up to here (a part: from its range's start) */
 	const u64	*pending;	/* records to read before pos (a resumed window) */
 	unsigned int	nr_pending;
 };
