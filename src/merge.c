@@ -1462,6 +1462,9 @@ static void *mpart__thread(void *arg)
 		p->ret = merge__flush_run(m);
 	if (!p->ret)
 		p->ret = writer__flush(&m->w);
+	/* the part's last entry: all of it written, what is left of its inputs punched */
+	if (!p->ret && m->j)
+		p->ret = merge__give_back(m);
 	if (!p->ret && m->w.bytes != p->size) {
 		merge__error(m, "a part of the parallel merge wrote %llu bytes instead of %llu",
 			     (unsigned long long)m->w.bytes, (unsigned long long)p->size);
@@ -1750,7 +1753,7 @@ static int merge__give_back(struct merge *m)
 		if (f->released < end)
 			f->released = end;
 	}
-	if (j->die_at && __atomic_add_fetch(&j->entries, 1, __ATOMIC_RELAXED) == j->die_at)
+	if (__atomic_add_fetch(&j->entries, 1, __ATOMIC_RELAXED) == j->die_at && j->die_at)
 		raise(SIGKILL);
 	return 0;
 }
@@ -1866,6 +1869,9 @@ static int merge__resume(struct merge *m, int jfd, char *old, size_t oldlen)
 	m->streams = rs;
 	m->nr_streams = nr;
 	err = merge__kernel_records(m);
+	/* the pending runs may point into the partial output, unmapped below */
+	if (!err)
+		err = merge__flush_run(m);
 	m->stats->resumed = true;
 out:
 	for (p = 0; rs && p < nr; p++) {
@@ -2049,6 +2055,7 @@ static int merge__parallel(struct merge *m, const struct merge_opts *opts)
 	if (j.fd >= 0)
 		close(j.fd);
 	m->stats->given_back = j.given;
+	m->stats->journal_entries = j.entries;
 	m->given = j.given > 0;
 	for (i = 0; !err && i < nr; i++) {
 		struct merge_stats *a = m->stats, *b = &parts[i].stats;

@@ -1390,6 +1390,7 @@ static void test_consume(void **state)
 	}
 	assert_true(sc.parts >= 2);
 	assert_true(sc.given_back > 0);
+	assert_true(sc.journal_entries >= sc.parts);	/* a last one each, at least */
 	assert_true(file_has_hole(f->dir, "data.0"));
 	assert_true(file_has_hole(f->dir, "data.1"));
 }
@@ -1400,7 +1401,8 @@ static void test_consume(void **state)
  * records of the merge that was never interrupted, in time order, perf
  * finding nothing out of order, the partial output and journal gone. With
  * the partial output lost too, what the inputs still hold is merged and
- * the loss is told.
+ * the loss is told. Killed at its very last entry, every record comes
+ * from the partial output.
  */
 static void test_consume_killed(void **state)
 {
@@ -1411,14 +1413,23 @@ static void test_consume_killed(void **state)
 	struct merge_stats sr, st;
 	char ref[128], journal[256], err[1024];
 	struct outfile o;
-	int lose, status, total;
+	int lose, status, total, round, last;
 	pid_t pid;
 
 	if (on_tmpfs("/var/tmp")) {
 		print_message("/var/tmp is on tmpfs: no parallel merge to kill\n");
 		return;
 	}
-	for (lose = 0; lose < 2; lose++) {
+	/* how many entries an uninterrupted consuming merge of these files writes */
+	make_parallel_dir(f, false);
+	eat.die_at = 0;
+	assert_int_equal(merge__dir(f->dir, f->out, &eat, &st, NULL, 0), 0);
+	last = st.journal_entries;
+	assert_true(last > 12);
+	unlink(f->out);
+	for (round = 0; round < 3; round++) {
+		lose = round == 1;
+		eat.die_at = round == 2 ? last : 12;
 		total = make_parallel_dir(f, false);
 		snprintf(ref, sizeof(ref), "%s/ref.out", f->dir);
 		snprintf(journal, sizeof(journal), "%s/merge.journal", f->dir);

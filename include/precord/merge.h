@@ -70,6 +70,7 @@ struct merge_stats {
 	int	parts;		/* threads that merged the kernel records (0: the caller alone) */
 	int	indexed;	/* data.N files the parallel merge took from the index, not a walk */
 	u64	given_back;	/* input bytes whose space was given back as merged (consume) */
+	int	journal_entries;	/* the parts' entries in dir/merge.journal (consume) */
 	bool	resumed;	/* finished a merge that was killed half-way (dir/merge.journal) */
 };
 
