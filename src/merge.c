@@ -3,8 +3,12 @@
  * merge.c — a perf directory (DIR/data + DIR/data.N, perf record --threads'
  * layout and precord's staging directory) into one ordinary perf.data.
  *
- * Output, written once, front to back, into a temporary file next to the
- * output that is renamed into place at the end:
+ * Output, written once, front to back, into a file next to the output that
+ * has no name (O_TMPFILE) until it must outlive the process: named
+ * FILE.XXXXXX and renamed into place at the end, or named by the consuming
+ * merge's journal before it punches anything (a merge killed before then
+ * leaves nothing behind). Where O_TMPFILE is refused, mkstemp() names it
+ * from the start:
  *
  *   header | ids | attrs           as in DIR/data (raw attr bytes, its attr_size)
  *   data section:
@@ -225,7 +229,8 @@ struct merge {
 	int			part;
 	u64			seq;		/* entries this part wrote */
 	u64			next_entry;	/* output bytes at which to write the next */
-	const char		*tmp;		/* the output's temporary name */
+	char			*tmp;		/* the output's temporary name, PATH_MAX */
+	bool			tmp_named;	/* tmp exists (else the output has no name yet) */
 	bool			journal;	/* dir/merge.journal was made by this merge */
 	bool			given;		/* and space was given back: keep it on error */
 };
@@ -1007,6 +1012,7 @@ static int merge__release(struct merge *m, struct mstream *s)
 }
 
 static int merge__give_back(struct merge *m);
+static int merge__name_output(struct merge *m);
 
 /* One record out of the earliest stream; refill it and restore the heap. */
 static int merge__step(struct merge *m)
@@ -1605,7 +1611,7 @@ struct mjournal {
 	u64	slot_size;
 	u64	step;		/* punch in aligned steps of this many bytes */
 	u64	every;		/* output bytes between two entries of a part */
-	int	die_at;		/* tests: SIGKILL after this many entries */
+	struct merge_faults fault;	/* tests: stop at an entry */
 	int	entries;	/* written, all parts */
 	u64	given;		/* bytes punched, all parts */
 };
@@ -1661,12 +1667,15 @@ static int mjournal__create(struct mjournal *j, struct merge *m, const struct mp
 		.fd = -1, .nr_parts = nr, .nr_streams = m->nr_streams,
 		.slot_size = mj__slot_size(m->nr_streams),
 		.step = opts->give_step ? opts->give_step : MERGE_GIVE_STEP,
-		.die_at = opts->die_at,
+		.fault = opts->fault,
 	};
 	/* an entry holds every stream's window: one per step, or per step x streams / 32 */
 	j->every = j->step * (m->nr_streams > 32 ? (u64)m->nr_streams / 32 : 1);
 	j->slots_off = MJ_TABLE + table;
 	h.slot_size = j->slot_size;
+	err = merge__name_output(m);
+	if (err)
+		return err;
 	if (!realpath(m->tmp, h.tmp))
 		return -errno;
 	/* whole or not at all: written under another name, renamed once complete */
@@ -1753,8 +1762,13 @@ static int merge__give_back(struct merge *m)
 		if (f->released < end)
 			f->released = end;
 	}
-	if (__atomic_add_fetch(&j->entries, 1, __ATOMIC_RELAXED) == j->die_at && j->die_at)
+	i = __atomic_add_fetch(&j->entries, 1, __ATOMIC_RELAXED);
+	if (i == j->fault.kill_at)
 		raise(SIGKILL);
+	if (i == j->fault.fail_at) {
+		merge__error(m, "a part failed at journal entry %d, as the test asked", i);
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -2310,9 +2324,24 @@ static int merge__open_streams(struct merge *m, bool consume)
 
 static int merge__open_output(struct merge *m, const char *out, char *tmp, size_t len)
 {
+	char dir[PATH_MAX], *slash;
+
 	if (snprintf(tmp, len, "%s.XXXXXX", out) >= (int)len) {
 		merge__error(m, "the output name '%s' is too long", out);
 		return -ENAMETOOLONG;
+	}
+	m->tmp = tmp;
+	snprintf(dir, sizeof(dir), "%s", out);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = '\0';	/* "/f": "/" */
+	/* naming it later goes through /proc/self/fd (no CAP_DAC_READ_SEARCH needed) */
+	if (access("/proc/self/fd", X_OK) == 0) {
+		m->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (m->fd >= 0)
+			return 0;
 	}
 	m->fd = mkstemp(tmp);
 	if (m->fd < 0) {
@@ -2321,7 +2350,36 @@ static int merge__open_output(struct merge *m, const char *out, char *tmp, size_
 		merge__error(m, "cannot create %s: %s", tmp, strerror(errno));
 		return err;
 	}
+	m->tmp_named = true;
 	return 0;
+}
+
+/*
+ * Give the unnamed output m->tmp's name: FILE. and six characters that no
+ * file there has yet (linkat() never replaces one). 0 or -errno.
+ */
+static int merge__name_output(struct merge *m)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char proc[64];
+	size_t n = strlen(m->tmp);
+	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)(now_seconds() * 1e9);
+	int tries, i;
+
+	if (m->tmp_named)
+		return 0;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->fd);
+	for (tries = 0; tries < 100; tries++) {
+		for (i = 0; i < 6; i++)
+			m->tmp[n - 6 + i] = set[rand_r(&seed) % (sizeof(set) - 1)];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, m->tmp, AT_SYMLINK_FOLLOW) == 0) {
+			m->tmp_named = true;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return -errno;
 }
 
 static int merge__start_output(struct merge *m, int comp_level, u64 *data_offset)
@@ -2457,7 +2515,6 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 			close(jfd);
 		return err;
 	}
-	m->tmp = tmp;
 	err = merge__start_output(m, opts->comp_level, &data_offset);
 	if (!err)
 		err = merge__data_records(m);
@@ -2474,6 +2531,13 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 	if (!err)
 		err = merge__finish_output(m, opts->comp_level, data_offset);
 	writer__close(&m->w);
+	if (!err && opts->fault.kill_unnamed)
+		raise(SIGKILL);
+	if (!err) {
+		err = merge__name_output(m);
+		if (err)
+			merge__error(m, "cannot name the merged file %s: %s", tmp, strerror(-err));
+	}
 	if (close(m->fd) < 0 && !err)
 		err = -errno;
 	if (!err && rename(tmp, out) < 0) {
@@ -2500,7 +2564,8 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 				 "finishes the merge)", tmp, m->dir, m->dir);
 		return err;
 	}
-	unlink(tmp);
+	if (m->tmp_named)
+		unlink(tmp);
 	if (m->journal)
 		unlink(journal);
 	return err;

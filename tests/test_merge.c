@@ -1409,7 +1409,7 @@ static void test_consume_killed(void **state)
 	struct fixture *f = *state;
 	struct merge_opts one = { .round_bytes = 65536, .jobs = 1 };
 	struct merge_opts eat = { .round_bytes = 65536, .jobs = 4, .part_min = 16384,
-				  .consume = true, .give_step = 4096, .die_at = 12 };
+				  .consume = true, .give_step = 4096, .fault.kill_at = 12 };
 	struct merge_stats sr, st;
 	char ref[128], journal[256], err[1024];
 	struct outfile o;
@@ -1422,14 +1422,14 @@ static void test_consume_killed(void **state)
 	}
 	/* how many entries an uninterrupted consuming merge of these files writes */
 	make_parallel_dir(f, false);
-	eat.die_at = 0;
+	eat.fault.kill_at = 0;
 	assert_int_equal(merge__dir(f->dir, f->out, &eat, &st, NULL, 0), 0);
 	last = st.journal_entries;
 	assert_true(last > 12);
 	unlink(f->out);
 	for (round = 0; round < 3; round++) {
 		lose = round == 1;
-		eat.die_at = round == 2 ? last : 12;
+		eat.fault.kill_at = round == 2 ? last : 12;
 		total = make_parallel_dir(f, false);
 		snprintf(ref, sizeof(ref), "%s/ref.out", f->dir);
 		snprintf(journal, sizeof(journal), "%s/merge.journal", f->dir);
@@ -1477,6 +1477,90 @@ static void test_consume_killed(void **state)
 		outfile__free(&o);
 		unlink(ref);
 	}
+}
+
+/*
+ * A merge killed once everything is written, just before the output gets
+ * its name: nothing of it is left next to the output (it had no name), on
+ * one thread and in parts alike.
+ */
+static void test_killed_unnamed(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts opts[2] = {
+		{ .round_bytes = 65536, .jobs = 1, .fault.kill_unnamed = true },
+		{ .round_bytes = 65536, .jobs = 4, .part_min = 16384, .fault.kill_unnamed = true },
+	};
+	struct merge_stats st;
+	int i, status;
+	pid_t pid;
+
+	make_parallel_dir(f, false);
+	for (i = 0; i < 2; i++) {
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			merge__dir(f->dir, f->out, &opts[i], NULL, NULL, 0);
+			_exit(0);	/* not reached */
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), SIGKILL);
+		assert_int_equal(count_tmp_outputs(f), 0);
+		assert_int_not_equal(access(f->out, F_OK), 0);
+	}
+	/* and the directory is whole: the merge it did not finish runs again */
+	opts[1].fault.kill_unnamed = false;
+	assert_int_equal(merge__dir(f->dir, f->out, &opts[1], &st, NULL, 0), 0);
+	assert_false(st.resumed);
+	assert_int_equal(count_tmp_outputs(f), 0);
+}
+
+/*
+ * A consuming part that fails after the inputs were punched: the merge
+ * fails, keeps the journal and the partial output, says to run precord
+ * merge, and merging the directory again gives every kernel record.
+ */
+static void test_consume_failed(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts one = { .round_bytes = 65536, .jobs = 1 };
+	struct merge_opts eat = { .round_bytes = 65536, .jobs = 4, .part_min = 16384,
+				  .consume = true, .give_step = 4096, .fault.fail_at = 12 };
+	struct merge_stats sr, st;
+	char ref[128], journal[256], err[1024];
+	struct outfile o;
+	int total;
+
+	if (on_tmpfs("/var/tmp")) {
+		print_message("/var/tmp is on tmpfs: no parallel merge to fail\n");
+		return;
+	}
+	total = make_parallel_dir(f, false);
+	snprintf(ref, sizeof(ref), "%s/ref.out", f->dir);
+	snprintf(journal, sizeof(journal), "%s/merge.journal", f->dir);
+	assert_int_equal(merge__dir(f->dir, ref, &one, &sr, NULL, 0), 0);
+
+	assert_int_equal(merge__dir(f->dir, f->out, &eat, &st, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "as the test asked"));
+	assert_non_null(strstr(err, "precord merge"));
+	assert_true(st.given_back > 0);
+	assert_int_equal(access(journal, F_OK), 0);
+	assert_int_equal(count_tmp_outputs(f), 1);
+	assert_int_not_equal(access(f->out, F_OK), 0);
+
+	assert_int_equal(merge__dir(f->dir, f->out, &one, &st, err, sizeof(err)), 0);
+	assert_true(st.resumed);
+	assert_string_equal(err, "");
+	assert_int_not_equal(access(journal, F_OK), 0);
+	assert_int_equal(count_tmp_outputs(f), 0);
+	assert_int_equal(st.records, sr.records);
+	outfile__load(&o, f->out);
+	assert_int_equal(outfile__perf_unordered(&o), 0);
+	assert_int_equal(outfile__check_sorted(&o, 3), total);
+	outfile__free(&o);
+	check_same_kernel_records(ref, f->out);
+	unlink(ref);
 }
 
 /* data.N made of COMPRESSED records (perf -z --threads) merge as their plain versions. */
@@ -1747,6 +1831,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parallel_index, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_consume, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_consume_killed, setup_disk, teardown),
+		cmocka_unit_test_setup_teardown(test_consume_failed, setup_disk, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_unnamed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),

@@ -49,7 +49,12 @@ struct merge_opts {
 	 */
 	bool	consume;
 	u64	give_step;	/* give back in aligned steps of this many bytes (0: 2 MiB) */
-	int	die_at;		/* tests: SIGKILL the process after this many journal entries */
+	/* tests: where the merge stops on purpose (0, false: never) */
+	struct merge_faults {
+		int	kill_at;	/* SIGKILL the process at this journal entry */
+		int	fail_at;	/* a part fails (EIO) at this journal entry */
+		bool	kill_unnamed;	/* SIGKILL once all is written, before the output is named */
+	} fault;
 };
 
 struct merge_stats {
