@@ -202,6 +202,7 @@ struct merge {
 	struct header_payload	*feats;
 	int			nr_feats;
 	bool			data_unfinished;	/* data size 0, no features: killed */
+	bool			single;		/* dir is a perf.data file, not a directory */
 
 	struct mstream		data;		/* DIR/data's data section */
 	struct mstream		*streams;	/* the data.N files */
@@ -2199,7 +2200,7 @@ static int merge__open_data(struct merge *m)
 	const char *what = "cannot read the perf.data header";
 	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/data", m->dir);
+	snprintf(path, sizeof(path), m->single ? "%s" : "%s/data", m->dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -2227,7 +2228,12 @@ static int merge__open_data(struct merge *m)
 				     err == -EINVAL ? "not a valid perf.data file" : strerror(-err));
 		return err;
 	}
-	err = mfile__open(&m->data.file, m->dir, "data", false, why, sizeof(why));
+	if (m->single && !m->data_unfinished) {
+		merge__error(m, "%s is a finished perf.data file: it needs no merge", path);
+		return -EINVAL;
+	}
+	err = m->single ? mfile__open_path(&m->data.file, path, "the data", false, why, sizeof(why))
+			: mfile__open(&m->data.file, m->dir, "data", false, why, sizeof(why));
 	if (!err)
 		err = merge__data_section(m);
 	if (err)
@@ -2294,7 +2300,7 @@ static int merge__open_streams(struct merge *m, bool consume)
 {
 	char name[32], why[PATH_MAX + 64];
 	long *idx = NULL;
-	int nr = 0, i, err = merge__list_files(m, &idx, &nr);
+	int nr = 0, i, err = m->single ? 0 : merge__list_files(m, &idx, &nr);
 
 	if (err)
 		return err;
@@ -2494,7 +2500,7 @@ static void merge__exit(struct merge *m)
 static int merge__open_journal(const struct merge *m, char *path, size_t len)
 {
 	snprintf(path, len, "%s/%s", m->dir, MERGE_JOURNAL);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return m->single ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 }
 
 static int merge__run(struct merge *m, const char *out, const struct merge_opts *opts)
@@ -2580,12 +2586,14 @@ int merge__dir(const char *dir, const char *out_path, const struct merge_opts *o
 		.dir = dir, .err = err, .errlen = err ? errlen : 0, .fd = -1,
 	};
 	double start = now_seconds();
+	struct stat sb;
 	int ret;
 
 	if (!opts)
 		opts = &defaults;
 	m.stats = stats ? stats : &local;
 	*m.stats = (struct merge_stats){ 0 };
+	m.single = m.stats->single = stat(dir, &sb) == 0 && S_ISREG(sb.st_mode);
 	m.round_bytes = opts->round_bytes ? opts->round_bytes : MERGE_ROUND_BYTES;
 	if (m.errlen)
 		err[0] = '\0';
@@ -2685,11 +2693,14 @@ bool memory_host_reclaims(void)
 
 static void merge__usage(FILE *fp)
 {
-	fputs("\n usage: precord merge DIR [-o FILE] [-q] [-z[=N]] [-j N]\n\n"
+	fputs("\n usage: precord merge DIR [-o FILE] [-q] [-z[=N]] [-j N]\n"
+	      "    or: precord merge FILE [-o FILE]\n\n"
 	      "    Turn a perf directory (perf record --threads, or the DIR.staging a\n"
-	      "    killed precord leaves) into one time-ordered perf.data.\n\n"
+	      "    killed precord leaves) into one time-ordered perf.data; or finish\n"
+	      "    the perf.data file a killed perf record or precord --no-threads left.\n\n"
 	      "    -o, --output <file>   output file (default: DIR without its \".staging\"\n"
-	      "                          suffix when it has one, else DIR.data)\n"
+	      "                          suffix when it has one, else DIR.data; FILE\n"
+	      "                          itself)\n"
 	      "    -q, --quiet           do not print the summary\n"
 	      "    -z, --compression-level[=<n>]\n"
 	      "                          compress the kernel records with zstd level n\n"
@@ -2799,6 +2810,13 @@ static void merge__summary(const char *out, const struct merge_stats *st)
 {
 	char threads[32] = "";
 
+	if (st->single) {
+		fprintf(stderr, "[ precord: Finished %s: %llu records, %llu samples (%.3f MB, "
+			"%.3f s) ]\n", out, (unsigned long long)st->data_records,
+			(unsigned long long)st->samples, (double)st->bytes_out / 1048576.0,
+			st->seconds);
+		return;
+	}
 	if (st->parts > 1)
 		snprintf(threads, sizeof(threads), ", %d threads", st->parts);
 	fprintf(stderr, "[ precord: Merged %d files, %llu records into %s (%.3f MB, %.3f s%s%s) ]\n",
@@ -2821,13 +2839,14 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "precord: cannot open %s: %s\n", a.dir, strerror(errno));
 		return 1;
 	}
-	if (!S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "precord: %s is not a directory (a perf.data file needs "
-			"no merge)\n", a.dir);
+	if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "precord: %s is neither a directory nor a perf.data file\n", a.dir);
 		return 1;
 	}
 	if (a.out)
 		snprintf(out, sizeof(out), "%s", a.out);
+	else if (S_ISREG(sb.st_mode))
+		snprintf(out, sizeof(out), "%s", a.dir);	/* repaired in place */
 	else if (merge__default_output(a.dir, out, sizeof(out))) {
 		fprintf(stderr, "precord: the directory name is too long; give -o FILE\n");
 		return 1;

@@ -77,6 +77,7 @@ struct merge_stats {
 	u64	given_back;	/* input bytes whose space was given back as merged (consume) */
 	int	journal_entries;	/* the parts' entries in dir/merge.journal (consume) */
 	bool	resumed;	/* finished a merge that was killed half-way (dir/merge.journal) */
+	bool	single;		/* dir was a perf.data file a killed recorder left: repaired */
 };
 
 /*
@@ -89,7 +90,10 @@ struct merge_stats {
  * success err is empty, or describes the first file cut short (a warning).
  * When a consuming merge fails after giving space back (stats->given_back),
  * its partial output and journal stay for a later merge__dir() on dir.
- * opts and stats may be NULL.
+ * dir may also be a perf.data file whose recorder was killed (its header
+ * never finished: perf record, precord --no-threads): its data section, up
+ * to the last whole record, is written out as a finished file; a finished
+ * file is refused (-EINVAL). opts and stats may be NULL.
  */
 int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
 	       struct merge_stats *stats, char *err, size_t errlen);

@@ -3,7 +3,8 @@
 # the merged perf.data holds exactly the directory's records (perf report
 # --stats totals, perf script lines and text), perf reads it with nothing on
 # stderr (no "out of order events"), DIR_FORMAT is gone, FINISHED_ROUNDs are
-# there; -z in and out; a directory left by a perf killed with SIGKILL.
+# there; -z in and out; a directory left by a perf killed with SIGKILL, and
+# a single file left by a killed perf record or precord --no-threads.
 # Last, merge speed on a 200+ MB directory against dd on the same disk, and
 # the merge on several threads against one.
 . "$(dirname "$0")/../lib.sh"
@@ -108,6 +109,48 @@ n=$(wc -l <"$T/killed.ms")
 [ "$n" -gt 100 ] || fail "killed: only $n samples"
 note "killed: $n samples kept"
 [ -s "$T/killed.merge" ] && note "killed: $(cat "$T/killed.merge")"
+
+# 4b. A single perf.data file whose recorder was killed (perf record, precord
+# --no-threads): the header never finished, so perf cannot read it.
+# precord merge FILE finishes it in place (or into -o), up to the last whole
+# record; a finished file is refused.
+kill_at_size() {	# FILE BYTES PID: SIGKILL PID once FILE holds BYTES
+	for i in $(seq 150); do
+		sleep 0.1
+		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge "$2" ] && break
+	done
+	kill -9 "$3"; wait "$3" 2>/dev/null
+}
+perf record -F 4000 -g -o "$T/pk.data" -- "$MATMUL" -t 2 -n 300 -r 2000 >/dev/null 2>&1 &
+kill_at_size "$T/pk.data" 204800 $!
+"$PRECORD" merge "$T/pk.data" 2>"$T/pk.merge" || { cat "$T/pk.merge"; fail "killed perf file: precord merge failed"; }
+grep -q "Finished $T/pk.data: .* samples" "$T/pk.merge" || { cat "$T/pk.merge"; fail "killed perf file: no summary"; }
+perf_clean "$T/pk.ms" "$T/pk.ms.err" -- script -F comm,tid -i "$T/pk.data"
+n=$(wc -l <"$T/pk.ms")
+[ "$n" -gt 100 ] || fail "killed perf file: only $n samples"
+note "killed perf record file, finished in place: $n samples"
+
+"$PRECORD" --no-threads -F 4000 -g -o "$T/nk.data" -- "$MATMUL" -t 2 -n 300 -r 2000 >/dev/null 2>&1 &
+kill_at_size "$T/nk.data" 204800 $!
+# as if killed inside a record's copy: the last record is 5 bytes short
+truncate -s $(( $(stat -c %s "$T/nk.data") - 5 )) "$T/nk.data"
+"$PRECORD" merge "$T/nk.data" -o "$T/nk.out" 2>"$T/nk.merge" ||
+	{ cat "$T/nk.merge"; fail "killed precord --no-threads file: precord merge failed"; }
+grep -q 'warning: .* ends inside a record' "$T/nk.merge" ||
+	{ cat "$T/nk.merge"; fail "killed precord file: the cut record is not told"; }
+perf_clean "$T/nk.st" "$T/nk.st.err" -- report --stats -i "$T/nk.out"
+perf_clean "$T/nk.ms" "$T/nk.ms.err" -- script -F comm,tid -i "$T/nk.out"
+want=$(sed -n 's/.*Finished .*: [0-9]* records, \([0-9]*\) samples.*/\1/p' "$T/nk.merge")
+[ "$(wc -l <"$T/nk.ms")" -eq "${want:-x}" ] ||
+	fail "killed precord file: perf script has $(wc -l <"$T/nk.ms") samples, precord merge said ${want:-none}"
+note "killed precord --no-threads file, finished into -o: $want samples"
+if "$PRECORD" merge "$T/nk.out" 2>"$T/nk.again"; then
+	fail "precord merge rewrote a finished perf.data"
+fi
+grep -q 'is a finished perf.data file: it needs no merge' "$T/nk.again" ||
+	{ cat "$T/nk.again"; fail "finished file: unclear message"; }
+pkill -f "$MATMUL -t 2 -n 300 -r 2000" 2>/dev/null
+rm -f "$T"/pk.* "$T"/nk.*
 
 # 5. Speed: a 200+ MB directory, merged, against dd writing as many bytes
 # on the same disk, alternating, 3 times; medians. Without and with the
