@@ -84,6 +84,12 @@ struct record {
 	struct streams		streams;
 	struct stream_stats	total;		/* the threads' counters, after they stop */
 	bool			threaded;	/* --threads: staging directory, then merge */
+	/*
+	 * --threads whose layout has one thread (numa on a one-node machine):
+	 * that thread, real-time and bound as the layout says, writes the
+	 * output itself in perf's serial layout; nothing to merge.
+	 */
+	bool			one_thread;
 	char			staging[PATH_MAX];	/* "<output>.staging" */
 	char			data_path[PATH_MAX];	/* the file out_fd writes */
 	struct merge_stats	merged;
@@ -996,7 +1002,7 @@ static void record__print_summary(struct record *rec)
 
 	if (rec->opts.quiet)
 		return;
-	if (rec->threaded)
+	if (rec->threaded || rec->one_thread)
 		record__print_threads(rec);
 	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
 		(unsigned long long)s->wakeups);
@@ -1060,7 +1066,9 @@ static int record__start_streams(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
 	struct streams_config cfg = {
-		.spec = rec->threaded ? (o->threads_spec ? o->threads_spec : "numa") : NULL,
+		.spec = rec->threaded || rec->one_thread ?
+			(o->threads_spec ? o->threads_spec : "numa") : NULL,
+		.one_file = rec->one_thread,
 		.dir = rec->staging,
 		.writer = &rec->writer,
 		.writer_kind = o->mmap_output ? WRITER_MMAP : WRITER_WRITE,
@@ -1078,7 +1086,7 @@ static int record__start_streams(struct record *rec)
 	int err, nfail, rt_err;
 
 	/* Streaming threads get the CPU when their rings fill: real-time by default. */
-	if (rec->threaded && !cfg.rt_prio && !o->no_realtime)
+	if ((rec->threaded || rec->one_thread) && !cfg.rt_prio && !o->no_realtime)
 		cfg.rt_prio = DEFAULT_RT_PRIO;
 	/*
 	 * One set of plain data.N files, merged at the end: the threads note
@@ -1221,13 +1229,18 @@ static int record__begin_data(struct record *rec)
 	if (!err && o->aio && !rec->threaded)
 		err = writer__open_aio(&rec->writer, rec->out_fd, rec->data_offset, 0, o->aio);
 	else if (!err)
-		err = writer__open(&rec->writer, o->mmap_output && !rec->threaded ? WRITER_MMAP :
-				   WRITER_WRITE, rec->out_fd, rec->data_offset);
+		/* one streaming thread: its writes as short as a data.N writer's, for the same latency */
+		err = writer__open_size(&rec->writer, o->mmap_output && !rec->threaded ?
+					WRITER_MMAP : WRITER_WRITE, rec->out_fd, rec->data_offset,
+					rec->one_thread && !o->mmap_output ? STREAM_RING_BUF_SIZE : 0);
 	if (err) {
 		fprintf(stderr, "precord: cannot write '%s': %s\n", rec->data_path, strerror(-err));
 		return err;
 	}
 	rec->header_written = true;
+	/* the streaming thread's file: its space reserved ahead, as a data.N's is */
+	if (rec->one_thread)
+		writer__prealloc(&rec->writer, streams__prealloc_step(rec->data_path, 1));
 
 	err = record__synthesize(rec);
 	/* Later files: a task gone while /proc was read is not an error, a full disk is. */
@@ -1606,10 +1619,20 @@ static int record__run(struct record *rec)
 			err = streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
 						  rec->topo, rec->evlist->cpus, msg, sizeof(msg));
 		}
-		if (err) {
+		if (err < 0) {
 			fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
 			return err;
 		}
+		/*
+		 * One thread: its per-ring files would only be merged back into
+		 * the serial layout it can write itself. The flight recorder and
+		 * --no-merge keep the directory.
+		 */
+		if (err == 1 && !o->no_merge && !o->overwrite && !o->switch_output) {
+			rec->threaded = false;
+			rec->one_thread = true;
+		}
+		err = 0;
 	}
 	err = record__open_output(rec);
 	if (err)

@@ -586,6 +586,9 @@ int stream__start(struct stream *s)
 		return err;
 	s->started = true;
 	pthread_setname_np(s->thread, s->name);
+	/* one file: an --aio writer the main thread opened runs at the thread's priority */
+	if (s->rt_prio > 0 && !s->rt_error && s->writer)
+		s->rt_error = writer__set_realtime(s->writer, s->rt_prio);
 	return 0;
 }
 

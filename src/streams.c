@@ -7,8 +7,10 @@
  * thread: it sets the threads up, starts them, stops them, and adds up
  * their counters; the threads themselves are stream.c.
  *
- * One-file mode (--no-threads): one thread, every ring into the writer the
- * caller gives. Directory mode (--threads): ring i of the evlist writes
+ * One-file mode (--no-threads, or a --threads layout of one thread, bound
+ * as the layout says): one thread, every ring into the writer the caller
+ * gives, with FINISHED_ROUND after each pass that moved data, as perf
+ * record writes without --threads. Directory mode (--threads): ring i of the evlist writes
  * DIR/data.i, as perf record --threads does, each file read by exactly one
  * thread: the one whose layout group holds the ring's CPU; with overwrite
  * rings (--overwrite), overwrite ring i writes DIR/data.(nr_rings + i).
@@ -58,13 +60,7 @@ static int streams__open_files(const struct streams *ss, const char *dir, int *f
 	return 0;
 }
 
-/*
- * How far ahead each data.N reserves its space (writer__prealloc()): a step
- * of STREAMS_PREALLOC_STEP while every file's step together is at most a
- * sixteenth of the room left on the file system, so that space held ahead
- * cannot be what a full disk lacked; 0 otherwise.
- */
-static u64 streams__prealloc_step(const char *dir, int nr_files)
+u64 streams__prealloc_step(const char *dir, int nr_files)
 {
 	struct statvfs st;
 
@@ -151,17 +147,16 @@ int streams__check_spec(const char *spec, const struct topology *topo, const str
 	struct stream_layout *layout = NULL;
 	int ret = layout__new(spec, topo, cpus, &layout, err, errlen);
 
+	if (!ret)
+		ret = layout->nr;
 	layout__delete(layout);
 	return ret;
 }
 
-static int streams__init_layout(struct streams *ss, struct evlist *evlist,
-				const struct streams_config *cfg, char *err, size_t errlen)
+/* cfg->spec's layout of the recorded CPUs into ss->layout. */
+static int streams__new_layout(struct streams *ss, struct evlist *evlist,
+			       const struct streams_config *cfg, char *err, size_t errlen)
 {
-	struct ringbuf **grouped;
-	int *fds, t, ret, off = 0, foff = 0;
-	size_t nr = (size_t)ss->nr_rings + 1, nf = (size_t)ss->nr_files + 1;
-
 	ss->topo = cfg->topo;
 	if (!ss->topo) {
 		ss->topo = topology__new();
@@ -171,7 +166,17 @@ static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 		snprintf(err, errlen, "cannot read the machine's topology (hwloc)");
 		return -ENODEV;
 	}
-	ret = layout__new(cfg->spec, ss->topo, evlist->cpus, &ss->layout, err, errlen);
+	return layout__new(cfg->spec, ss->topo, evlist->cpus, &ss->layout, err, errlen);
+}
+
+static int streams__init_layout(struct streams *ss, struct evlist *evlist,
+				const struct streams_config *cfg, char *err, size_t errlen)
+{
+	struct ringbuf **grouped;
+	int *fds, t, ret, off = 0, foff = 0;
+	size_t nr = (size_t)ss->nr_rings + 1, nf = (size_t)ss->nr_files + 1;
+
+	ret = streams__new_layout(ss, evlist, cfg, err, errlen);
 	if (ret)
 		return ret;
 	ss->ring_fds = malloc(sizeof(int) * nf);
@@ -226,13 +231,24 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 			ss->bk_rings[i] = &evlist->bk_rings[i];
 	}
 
-	if (cfg->spec)
+	if (cfg->spec && !cfg->one_file)
 		return streams__init_layout(ss, evlist, cfg, err, errlen);
 	if (ss->bk_rings) {
 		snprintf(err, errlen, "overwrite rings need the streaming threads' directory layout");
 		return -EINVAL;
 	}
 
+	ss->one_file = true;
+	if (cfg->spec) {
+		ret = streams__new_layout(ss, evlist, cfg, err, errlen);
+		if (ret)
+			return ret;
+		if (ss->layout->nr != 1) {
+			snprintf(err, errlen, "the --threads layout has %d threads, not one",
+				 ss->layout->nr);
+			return -EINVAL;
+		}
+	}
 	ss->s = calloc(1, sizeof(*ss->s));
 	if (!ss->s)
 		return -ENOMEM;
@@ -244,6 +260,10 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 	ss->s[0].rt_prio = cfg->rt_prio;
 	ss->s[0].comp_level = cfg->comp_level;
 	ss->s[0].mmap_flush = cfg->mmap_flush;
+	if (ss->layout) {
+		ss->s[0].affinity = ss->layout->affinity[0];
+		ss->s[0].node = ss->layout->node[0];
+	}
 	return 0;
 }
 
@@ -280,7 +300,7 @@ void streams__exit(struct streams *ss)
 
 	for (i = 0; i < ss->nr; i++)
 		stream__exit(&ss->s[i]);
-	if (ss->layout && ss->nr) {
+	if (!ss->one_file && ss->layout && ss->nr) {
 		free(ss->s[0].rings);	/* the grouped arrays */
 		free(ss->s[0].out_fds);
 	}
@@ -288,7 +308,7 @@ void streams__exit(struct streams *ss)
 	streams__close_files(ss, ss->ring_fds);
 	free(ss->ring_fds);
 	/* Only directory mode has one (a zeroed struct's 0 is not ours). */
-	if (ss->layout && ss->ack_fd >= 0)
+	if (!ss->one_file && ss->layout && ss->ack_fd >= 0)
 		close(ss->ack_fd);
 	free(ss->rings);
 	layout__delete(ss->layout);
@@ -335,7 +355,7 @@ int streams__switch(struct streams *ss, const char *dir, bool snapshot, char *er
 {
 	int *next = NULL, i, ret, asked = 0, first = 0;
 
-	if (!ss->layout)
+	if (!ss->layout || ss->one_file)
 		return -EINVAL;
 	next = malloc(sizeof(int) * ((size_t)ss->nr_files + 1));
 	if (!next)

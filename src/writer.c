@@ -903,6 +903,15 @@ void writer__prealloc(struct writer *w, u64 step)
 		w->aio->pre = w->pre;
 }
 
+int writer__set_realtime(struct writer *w, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (!w || !w->aio)
+		return 0;
+	return -pthread_setschedparam(w->aio->thread, SCHED_FIFO, &sp);
+}
+
 void writer__close(struct writer *w)
 {
 	struct writer_prealloc pre;

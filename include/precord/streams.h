@@ -27,12 +27,18 @@ struct streams_config {
 	struct stream_shared	*shared;	/* --switch-output=SIZE counter; NULL: none */
 	struct merge_index	*index;		/* with spec: note the data.N records; NULL: none */
 	struct topology		*topo;		/* with spec: the machine's, borrowed; NULL: load it */
+	/*
+	 * With a spec whose layout has one thread: that thread, bound as the
+	 * layout says, writes every ring into writer (one-file mode).
+	 */
+	bool			one_file;
 };
 
 struct streams {
 	struct stream		*s;		/* [nr] */
 	int			nr;
-	struct stream_layout	*layout;	/* NULL in one-file mode */
+	struct stream_layout	*layout;	/* NULL in one-file mode without a spec */
+	bool			one_file;	/* every ring into one writer (no data.N) */
 	struct topology		*topo;
 	bool			own_topo;	/* loaded by streams__init(), deleted by exit */
 	int			*ring_fds;	/* [nr_files] data.N, -1 in one-file mode */
@@ -52,12 +58,20 @@ struct streams {
 int streams__init(struct streams *ss, struct evlist *evlist, const struct streams_config *cfg,
 		  char *err, size_t errlen);
 /*
- * Whether spec gives a layout for the recorded CPUs on topo: 0, or -errno
- * with layout__new()'s one-line message in err. For a check before anything
- * is written (streams__init() builds the same layout again).
+ * Whether spec gives a layout for the recorded CPUs on topo: its number of
+ * threads, or -errno with layout__new()'s one-line message in err. For a
+ * check before anything is written (streams__init() builds the same layout
+ * again).
  */
 int streams__check_spec(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
 			char *err, size_t errlen);
+/*
+ * How far ahead each of nr_files files on path's file system reserves its
+ * space (writer__prealloc()): 16 MiB while every file's step together is at
+ * most a sixteenth of the room left there, so that space held ahead cannot
+ * be what a full disk lacked; 0 otherwise.
+ */
+u64 streams__prealloc_step(const char *path, int nr_files);
 int streams__start(struct streams *ss);
 /*
  * Move every thread to new data.N files in dir (directory mode only), so

@@ -125,6 +125,12 @@ int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr);
  * gives back what was reserved past the end. Call before the first write.
  */
 void writer__prealloc(struct writer *w, u64 step);
+/*
+ * WRITER_AIO: run its writer thread at SCHED_FIFO prio, as the streaming
+ * thread that feeds it (a writer opened by another thread did not inherit
+ * that). 0, or -errno (EPERM); nothing to do for other writers.
+ */
+int writer__set_realtime(struct writer *w, int prio);
 /* 0 or -errno (-ENOSPC on a full disk); after an error every call fails. */
 int writer__write(struct writer *w, const void *buf, size_t len);
 /*

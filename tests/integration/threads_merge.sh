@@ -3,7 +3,10 @@
 # the records of the per-ring files, in time order, and reads in perf like the
 # --no-merge directory; -z and --mmap-output read in perf; a recording killed
 # with SIGKILL is saved by `precord merge`; SIGINT during a heavy recording
-# finishes the file.
+# finishes the file. With one streaming thread (the default numa layout on a
+# one-node machine) precord writes the file itself, as perf does without
+# --threads: no staging directory, no merge; a kill leaves the file for
+# `precord merge FILE`. The merge's own cases use --threads=cpu.
 . "$(dirname "$0")/../lib.sh"
 ensure_tracefs
 
@@ -34,13 +37,35 @@ perf report -D -i "$T/merged.data" 2>/dev/null |
 	{ cat "$T/order"; fail "the merged file goes back in time"; }
 note "merged order: $(cat "$T/order")"
 
-# 2. The default (numa, merged) and -z read in perf, same samples as summary.
+NODES=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+
+# 2. The default (numa: one thread on a one-node machine, else merged) and
+# -z read in perf, same samples as summary.
 "$PRECORD" -z -F 2000 -g -o "$T/z.data" -- "$MATMUL" -t 2 -n 300 -r 6 >/dev/null 2>"$T/z.sum" ||
 	{ cat "$T/z.sum"; fail "-z recording failed"; }
 perf_clean "$T/z.script" "$T/z.err" -- script -G -i "$T/z.data"
 perf report --header-only -i "$T/z.data" 2>/dev/null | grep -q '# compressed : Zstd' || fail "-z: no HEADER_COMPRESSED"
 [ "$(wc -l <"$T/z.script")" -eq "$(samples_of "$T/z.sum")" ] || fail "-z: perf script and precord disagree on samples"
 note "-z: $(samples_of "$T/z.sum") samples read back"
+
+# 2a. One streaming thread: the file written directly in perf's serial
+# layout (FINISHED_ROUND after passes that moved data), at real time, no
+# merge; perf reads it in order with every sample the summary counts.
+if [ "$NODES" -le 1 ]; then
+	"$PRECORD" -F 4000 -g -o "$T/one.data" -- "$MATMUL" -t 4 -n 300 -r 40 >/dev/null 2>"$T/one.sum" ||
+		{ cat "$T/one.sum"; fail "one-thread recording failed"; }
+	[ -f "$T/one.data" ] && [ ! -e "$T/one.data.staging" ] || fail "one thread: not a single file"
+	grep -q 'Merged' "$T/one.sum" && { cat "$T/one.sum"; fail "one thread: merged anyway"; }
+	[ "$(grep -c 'prec-rd/' "$T/one.sum")" -eq 1 ] || { cat "$T/one.sum"; fail "one thread: not one streaming thread"; }
+	perf_clean "$T/one.script" "$T/one.err" -- script -F tid,time -i "$T/one.data"
+	[ "$(wc -l <"$T/one.script")" -eq "$(samples_of "$T/one.sum")" ] ||
+		fail "one thread: perf script and precord disagree on samples"
+	perf report --stats -i "$T/one.data" 2>/dev/null | grep -q 'FINISHED_ROUND events' ||
+		fail "one thread: no FINISHED_ROUND in the file"
+	note "one thread: $(samples_of "$T/one.sum") samples in one file, no merge"
+else
+	note "$NODES NUMA nodes: the default has several threads (merged), no one-thread case"
+fi
 
 # 2b. --mmap-output (seed 001's writer: copies into a shared mapping of each
 # file), merged and with --no-threads: perf reads the same samples as said.
@@ -54,7 +79,7 @@ for mode in "" --no-threads; do
 done
 
 # 3. SIGKILL: the staging directory stays, and precord merge saves it.
-"$PRECORD" -a -F 2000 -o "$T/k.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
+"$PRECORD" --threads=cpu -a -F 2000 -o "$T/k.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
 pid=$!
 sleep 1.5
 kill -KILL $pid; wait $pid 2>/dev/null
@@ -69,7 +94,7 @@ note "SIGKILL: precord merge saved $n samples"
 
 # 3b. The same with --mmap-output: each data.N ends in reserved zeroes,
 # which the merge leaves out (and says so).
-"$PRECORD" --mmap-output -a -F 2000 -o "$T/km.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
+"$PRECORD" --threads=cpu --mmap-output -a -F 2000 -o "$T/km.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
 pid=$!
 sleep 1.5
 kill -KILL $pid; wait $pid 2>/dev/null
@@ -82,10 +107,25 @@ n=$(perf script -i "$T/km.data" 2>/dev/null | wc -l)
 [ "$n" -gt 0 ] || fail "SIGKILL (--mmap-output): the saved file has no samples"
 note "SIGKILL with --mmap-output: precord merge saved $n samples"
 
+# 3c. SIGKILL with one streaming thread: the file, unfinished, stays, and
+# precord merge FILE finishes it in place.
+if [ "$NODES" -le 1 ]; then
+	"$PRECORD" -a -F 2000 -o "$T/k1.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	kill -KILL $pid; wait $pid 2>/dev/null
+	pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
+	[ -f "$T/k1.data" ] || fail "SIGKILL, one thread: no file left"
+	"$PRECORD" merge "$T/k1.data" 2>"$T/k1.sum" || { cat "$T/k1.sum"; fail "precord merge FILE after SIGKILL failed"; }
+	perf_clean "$T/k1.script" "$T/k1.err" -- script -F tid,time -i "$T/k1.data"
+	[ "$(wc -l <"$T/k1.script")" -gt 0 ] || fail "SIGKILL, one thread: the finished file has no samples"
+	note "SIGKILL, one thread: precord merge FILE kept $(wc -l <"$T/k1.script") samples"
+fi
+
 # 4. SIGINT during a heavy recording finishes a valid file. Its merge
 # consumes its inputs (PRECORD_MERGE_CONSUME=1; by default only where the
 # host takes free memory back, checked in 4c).
-PRECORD_MERGE_CONSUME=1 "$PRECORD" -F max --call-graph dwarf -o "$T/i.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>"$T/i.sum" &
+PRECORD_MERGE_CONSUME=1 "$PRECORD" --threads=cpu -F max --call-graph dwarf -o "$T/i.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>"$T/i.sum" &
 pid=$!
 sleep 1
 kill -INT $pid; wait $pid; st=$?
@@ -119,7 +159,7 @@ fi
 # (merge.journal exists): precord merge finishes it from the partial output
 # and what the inputs still hold. The merge takes a fraction of a second;
 # when the kill comes too late the case is noted, not failed.
-PRECORD_MERGE_CONSUME=1 "$PRECORD" -F max --call-graph dwarf -o "$T/j.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>&1 &
+PRECORD_MERGE_CONSUME=1 "$PRECORD" --threads=cpu -F max --call-graph dwarf -o "$T/j.data" -- "$MATMUL" -t 4 -n 400 -r 400 >/dev/null 2>&1 &
 pid=$!
 sleep 1
 kill -INT $pid
@@ -159,7 +199,7 @@ host_reclaims() {
 	done
 	return 1
 }
-"$PRECORD" -F max --call-graph dwarf -o "$T/a.data" -- "$MATMUL" -t 4 -n 300 -r 3 >/dev/null 2>"$T/a.sum" ||
+"$PRECORD" --threads=cpu -F max --call-graph dwarf -o "$T/a.data" -- "$MATMUL" -t 4 -n 300 -r 3 >/dev/null 2>"$T/a.sum" ||
 	{ cat "$T/a.sum"; fail "the default-merge recording failed"; }
 if ! grep -q 'a thread per CPU' "$T/a.sum"; then
 	note "default merge: on one thread (tmpfs, or under 16 MiB): nothing to consume"
@@ -185,8 +225,9 @@ policies() {	# PID: "comm policy priority" for each streaming and writer thread
 		esac
 	done
 }
-for mode in realtime no-realtime; do
+for mode in realtime realtime-cpu no-realtime; do
 	extra=(); [ $mode = no-realtime ] && extra=(--no-realtime)
+	[ $mode = realtime-cpu ] && extra=(--threads=cpu)
 	"$PRECORD" -q --aio "${extra[@]}" -a -o "$T/rt.data" -- sleep 2 >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
@@ -194,7 +235,7 @@ for mode in realtime no-realtime; do
 	wait $pid
 	grep -q '^prec-rd' "$T/rt.pol" && grep -q '^prec-aio' "$T/rt.pol" ||
 		{ cat "$T/rt.pol"; fail "$mode: no streaming or writer thread seen"; }
-	if [ $mode = realtime ]; then
+	if [ $mode != no-realtime ]; then
 		! grep -v 'SCHED_FIFO 10$' "$T/rt.pol" || fail "realtime: a thread is not at SCHED_FIFO 10"
 	else
 		! grep -v 'SCHED_OTHER 0$' "$T/rt.pol" || fail "no-realtime: a thread is not at SCHED_OTHER"
