@@ -258,6 +258,7 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 		return ret;
 	ss->nr = 1;
 	ss->s[0].rt_prio = cfg->rt_prio;
+	ss->s[0].writer_kind = cfg->writer_kind;	/* an mmap writer is not flushed when idle */
 	ss->s[0].comp_level = cfg->comp_level;
 	ss->s[0].mmap_flush = cfg->mmap_flush;
 	if (ss->layout) {

@@ -17,7 +17,7 @@ struct streams_config {
 	const char		*spec;		/* --threads SPEC; NULL: one thread, one file */
 	const char		*dir;		/* with spec: the staging directory for data.N */
 	struct writer		*writer;	/* without spec: where every ring goes */
-	enum writer_kind	writer_kind;	/* with spec: the data.N writers' backend */
+	enum writer_kind	writer_kind;	/* the data.N writers' backend; one file: writer's kind */
 	size_t			time_off;	/* offset of TIME in a sample */
 	int			rt_prio;	/* SCHED_FIFO priority, 0: none */
 	int			notify_fd;	/* a thread that stops by itself says so here */

@@ -78,12 +78,17 @@ for mode in "" --no-threads; do
 	note "--mmap-output $mode: $(samples_of "$T/mo.sum") samples read back"
 done
 
+# record_killed ARGS...: precord ARGS recording a long matmul, SIGKILLed after 1.5 s.
+record_killed() {
+	"$PRECORD" "$@" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
+	local pid=$!
+	sleep 1.5
+	kill -KILL $pid; wait $pid 2>/dev/null
+	pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
+}
+
 # 3. SIGKILL: the staging directory stays, and precord merge saves it.
-"$PRECORD" --threads=cpu -a -F 2000 -o "$T/k.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
-pid=$!
-sleep 1.5
-kill -KILL $pid; wait $pid 2>/dev/null
-pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
+record_killed --threads=cpu -a -F 2000 -o "$T/k.data"
 [ -d "$T/k.data.staging" ] || fail "SIGKILL: no staging directory left"
 "$PRECORD" merge "$T/k.data.staging" 2>"$T/k.sum" || { cat "$T/k.sum"; fail "merge after SIGKILL failed"; }
 [ -f "$T/k.data" ] || fail "merge of X.staging did not write X"
@@ -94,11 +99,7 @@ note "SIGKILL: precord merge saved $n samples"
 
 # 3b. The same with --mmap-output: each data.N ends in reserved zeroes,
 # which the merge leaves out (and says so).
-"$PRECORD" --threads=cpu --mmap-output -a -F 2000 -o "$T/km.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
-pid=$!
-sleep 1.5
-kill -KILL $pid; wait $pid 2>/dev/null
-pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
+record_killed --threads=cpu --mmap-output -a -F 2000 -o "$T/km.data"
 "$PRECORD" merge "$T/km.data.staging" 2>"$T/km.sum" || { cat "$T/km.sum"; fail "merge after SIGKILL (--mmap-output) failed"; }
 # (or, killed in the middle of a copy, at the zero header of the record being copied)
 grep -qE 'bytes of zeroes from offset|record of size 0' "$T/km.sum" ||
@@ -110,11 +111,7 @@ note "SIGKILL with --mmap-output: precord merge saved $n samples"
 # 3c. SIGKILL with one streaming thread: the file, unfinished, stays, and
 # precord merge FILE finishes it in place.
 if [ "$NODES" -le 1 ]; then
-	"$PRECORD" -a -F 2000 -o "$T/k1.data" -- "$MATMUL" -t 2 -n 400 -r 400 >/dev/null 2>&1 &
-	pid=$!
-	sleep 1.5
-	kill -KILL $pid; wait $pid 2>/dev/null
-	pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
+	record_killed -a -F 2000 -o "$T/k1.data"
 	[ -f "$T/k1.data" ] || fail "SIGKILL, one thread: no file left"
 	"$PRECORD" merge "$T/k1.data" 2>"$T/k1.sum" || { cat "$T/k1.sum"; fail "precord merge FILE after SIGKILL failed"; }
 	perf_clean "$T/k1.script" "$T/k1.err" -- script -F tid,time -i "$T/k1.data"
