@@ -85,7 +85,8 @@ if mount -t tmpfs -o size=1m none "$T/full" 2>/dev/null; then
 	[ $st -ne 0 ] || { umount_full; fail "full disk: exit status 0"; }
 	grep -q "No space left on device" "$T/err" || { cat "$T/err"; umount_full; fail "full disk: no ENOSPC message"; }
 	note "full disk: $(grep -m1 'No space' "$T/err")"
-	# Merged if there was room, else perf's directory layout: perf reads both.
+	# One file (one streaming thread), or merged if there was room, else perf's
+	# directory layout: perf reads each.
 	cp -r "$T/full/perf.data" "$T/full.data"; umount_full
 	opens_in_perf "$T/full.data" "full disk"
 	n=$(perf script -G -i "$T/full.data" 2>/dev/null | wc -l)
