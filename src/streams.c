@@ -10,10 +10,11 @@
  * One-file mode (--no-threads, or a --threads layout of one thread, bound
  * as the layout says): one thread, every ring into the writer the caller
  * gives, with FINISHED_ROUND after each pass that moved data, as perf
- * record writes without --threads. Directory mode (--threads): ring i of the evlist writes
- * DIR/data.i, as perf record --threads does, each file read by exactly one
- * thread: the one whose layout group holds the ring's CPU; with overwrite
- * rings (--overwrite), overwrite ring i writes DIR/data.(nr_rings + i).
+ * record writes without --threads. Directory mode (--threads): ring i of
+ * the evlist writes DIR/data.i, as perf record --threads does, each file
+ * read by exactly one thread: the one whose layout group holds the ring's
+ * CPU; with overwrite rings (--overwrite), overwrite ring i writes
+ * DIR/data.(nr_rings + i).
  *
  * --switch-output and snapshots: streams__switch() opens a new set of
  * data.N files in another directory and hands each thread its part through
