@@ -2154,18 +2154,21 @@ static int merge__read_attrs(struct merge *m, int fd)
 }
 
 /*
- * A header never finished (the recorder was killed) says data size 0, with
- * no feature bits (precord) or with bits whose table was never written
- * (perf: it sets them when it opens the file). A finished file with an
- * empty data section has its table there, the first payload right after it.
+ * A header never finished (the recorder was killed) has no feature bits
+ * (precord) and a data size of 0 or of what its streaming thread had
+ * written when it last said so (one file: the file goes on past it; a
+ * file cut shorter than its data size is read to its end too), or it
+ * says data size 0 with bits whose table was never written (perf: it sets
+ * them when it opens the file). A finished file with an empty data section
+ * has its table there, the first payload right after it; one finished
+ * without features (a full disk) ends where its data does.
  */
 static bool merge__data_unfinished(const struct merge *m, int fd)
 {
 	struct perf_file_section sec;
 	int bit, nr = 0, first = -1;
+	struct stat st;
 
-	if (m->hdr.data.size)
-		return false;
 	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
 		if (!header__has_feat(&m->hdr, bit))
 			continue;
@@ -2174,7 +2177,10 @@ static bool merge__data_unfinished(const struct merge *m, int fd)
 			first = bit;
 	}
 	if (!nr)
-		return true;
+		return !m->hdr.data.size || (fstat(fd, &st) == 0 &&
+		       (u64)st.st_size != m->hdr.data.offset + m->hdr.data.size);
+	if (m->hdr.data.size)
+		return false;
 	return header__feat_section(fd, &m->hdr, first, &sec) ||
 	       sec.offset != m->hdr.data.offset + sizeof(sec) * (u64)nr;
 }
@@ -2185,10 +2191,12 @@ static int merge__data_section(struct merge *m)
 	struct mfile *f = &m->data.file;
 	u64 off = m->hdr.data.offset, size = m->hdr.data.size;
 
-	if (off > f->map_len || size > f->map_len - off)
+	if (off > f->map_len)
 		return -EINVAL;
 	if (m->data_unfinished)
 		size = f->map_len - off;
+	if (size > f->map_len - off)
+		return -EINVAL;
 	f->pos = off;
 	f->end = off + size;
 	return 0;
@@ -2229,7 +2237,14 @@ static int merge__open_data(struct merge *m)
 		return err;
 	}
 	if (m->single && !m->data_unfinished) {
-		merge__error(m, "%s is a finished perf.data file: it needs no merge", path);
+		int bit;
+
+		for (bit = 0; bit < HEADER_FEAT_BITS && !header__has_feat(&m->hdr, bit); bit++)
+			;
+		merge__error(m, bit < HEADER_FEAT_BITS ?
+			     "%s is a finished perf.data file: it needs no merge" :
+			     "%s needs no merge: its header covers every record in it (its "
+			     "features were never written), and perf reads it as it is", path);
 		return -EINVAL;
 	}
 	err = m->single ? mfile__open_path(&m->data.file, path, "the data", false, why, sizeof(why))

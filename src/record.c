@@ -1069,6 +1069,10 @@ static int record__start_streams(struct record *rec)
 		.spec = rec->threaded || rec->one_thread ?
 			(o->threads_spec ? o->threads_spec : "numa") : NULL,
 		.one_file = rec->one_thread,
+		/* one file: a SIGKILL leaves a header that says how far the data goes */
+		.note_size = !rec->threaded && !rec->writer.pipe && !o->switch_output && !o->overwrite,
+		.size_fd = rec->out_fd,
+		.size_off = offsetof(struct perf_file_header, data.size),
 		.dir = rec->staging,
 		.writer = &rec->writer,
 		.writer_kind = o->mmap_output ? WRITER_MMAP : WRITER_WRITE,

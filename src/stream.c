@@ -47,6 +47,7 @@ int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings
 	s->node = -1;
 	s->write_rounds = true;
 	s->ack_fd = -1;
+	s->size_fd = -1;
 	s->cur_file = -1;
 	s->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->ctl_fd < 0)
@@ -142,6 +143,24 @@ static void stream__aim(struct stream *s, int slot)
 		      s->rings[slot]->idx : -1;
 }
 
+/*
+ * One file: store what the writer has put in the file as the header's data
+ * size, every STREAM_SIZE_STEP bytes, or now (always). A failed store is
+ * not an error: the end rewrites the header anyway.
+ */
+static void stream__note_size(struct stream *s, bool always)
+{
+	u64 size;
+
+	if (s->size_fd < 0 || !s->writer)
+		return;
+	size = s->writer->written;
+	if (size == s->size_noted || (!always && size - s->size_noted < STREAM_SIZE_STEP))
+		return;
+	if (pwrite(s->size_fd, &size, sizeof(size), (off_t)s->size_off) == sizeof(size))
+		s->size_noted = size;
+}
+
 ssize_t stream__drain(struct stream *s)
 {
 	static const struct perf_event_header round = {
@@ -181,6 +200,7 @@ ssize_t stream__drain(struct stream *s)
 		}
 		s->stats.bytes += (u64)total;
 		s->stats.rounds++;
+		stream__note_size(s, false);
 	}
 	return total;
 }
@@ -265,10 +285,15 @@ static int stream__flush_idle(struct stream *s)
 {
 	int i, err;
 
-	if (s->writer_kind == WRITER_MMAP)
+	if (s->writer_kind == WRITER_MMAP) {
+		stream__note_size(s, true);
 		return 0;
-	if (!s->out_fds)
-		return writer__flush(s->writer);
+	}
+	if (!s->out_fds) {
+		err = writer__flush(s->writer);
+		stream__note_size(s, true);
+		return err;
+	}
 	for (i = 0; i < s->nr_files; i++) {
 		err = writer__flush(&s->ring_writers[i]);
 		if (err)

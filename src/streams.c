@@ -266,6 +266,10 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 		ss->s[0].affinity = ss->layout->affinity[0];
 		ss->s[0].node = ss->layout->node[0];
 	}
+	if (cfg->note_size) {
+		ss->s[0].size_fd = cfg->size_fd;
+		ss->s[0].size_off = cfg->size_off;
+	}
 	return 0;
 }
 

@@ -858,6 +858,63 @@ static void test_unfinished_data(void **state)
 	check_unfinished_data(*state, true);
 }
 
+/*
+ * A perf.data file left by a killed one-file recorder (no features): its
+ * records up to the end of the file, though its header noted fewer, or
+ * up to its last whole record; a file whose header covers all its data, or
+ * a finished one, is refused.
+ */
+static void test_single_file(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	char path[256], err[512];
+	u64 noted;
+	int i, fd;
+
+	write_data_file(f, false);
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	for (i = 0; i < 10; i++)
+		put_sample(&b, 11, 10 + (u64)i, (u64)i);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_true(lseek(fd, 0, SEEK_END) > 0);
+	assert_int_equal(write(fd, b.p, b.len), (ssize_t)b.len);
+	/* the streaming thread last noted the first 3 records and 4 samples */
+	noted = f->data_len + 4 * (HDR + 6 * 8);
+	assert_int_equal(pwrite(fd, &noted, 8, offsetof(struct perf_file_header, data.size)), 8);
+
+	assert_int_equal(merge__dir(path, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_true(st.single);
+	assert_int_equal(st.data_records, 13);
+	assert_int_equal(st.samples, 10);
+	outfile__load(&o, f->out);
+	outfile__check_data_first(&o, f);
+	assert_int_equal(o.nr, 13);
+	outfile__free(&o);
+
+	/* killed inside the last record's copy */
+	assert_int_equal(ftruncate(fd, lseek(fd, 0, SEEK_END) - 5), 0);
+	assert_int_equal(merge__dir(path, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "ends inside a record"));
+	assert_int_equal(st.data_records, 12);
+
+	close(fd);
+	free(b.p);
+
+	/* the merged file has no features either, but its header covers it all */
+	snprintf(path, sizeof(path), "%s", f->out);
+	assert_int_equal(merge__dir(path, f->out, NULL, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs no merge: its header covers every record"));
+	write_data_file(f, true);
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	assert_int_equal(merge__dir(path, f->out, NULL, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is a finished perf.data file"));
+}
+
 /* Bytes of kernel records between FINISHED_ROUNDs, at most. */
 static u64 outfile__max_round(const struct outfile *o)
 {
@@ -1823,6 +1880,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_single_evsel_no_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zeroed_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unfinished_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inversion_within_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),

@@ -91,9 +91,11 @@ struct merge_stats {
  * When a consuming merge fails after giving space back (stats->given_back),
  * its partial output and journal stay for a later merge__dir() on dir.
  * dir may also be a perf.data file whose recorder was killed (its header
- * never finished: perf record, precord --no-threads): its data section, up
- * to the last whole record, is written out as a finished file; a finished
- * file is refused (-EINVAL). opts and stats may be NULL.
+ * never finished: perf record's says data size 0; precord's one-file
+ * recordings have no features and note their data size as they go): its
+ * data section, to the last whole record in the file, is written out as a
+ * finished file; a file that needs nothing is refused (-EINVAL). opts and
+ * stats may be NULL.
  */
 int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
 	       struct merge_stats *stats, char *err, size_t errlen);

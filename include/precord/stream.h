@@ -66,6 +66,9 @@ static inline u64 stream_switch_at(unsigned int set, u64 bytes)
 	return ((u64)(set & 0xffff) << STREAM_AT_BITS) | (bytes & STREAM_AT_MASK);
 }
 
+/* Bytes written between two stores of the data size (stream.size_fd). */
+#define STREAM_SIZE_STEP	(4ULL << 20)
+
 struct stream {
 	/* I: set by stream__init(), read-only while the thread runs. */
 	int			idx;
@@ -109,6 +112,16 @@ struct stream {
 	struct merge_index	*index;
 	/* Per-ring output: file space reserved this far ahead (writer__prealloc()), 0: none. */
 	u64			prealloc;
+	/*
+	 * One file: the perf.data header's data.size field lives at offset
+	 * size_off of size_fd; the thread stores there the bytes writer has
+	 * put in the file (whole records) every STREAM_SIZE_STEP and before it
+	 * sleeps, so that a recording killed with SIGKILL reads in perf up to
+	 * then. size_fd -1: none.
+	 */
+	int			size_fd;
+	u64			size_off;
+	u64			size_noted;	/* S: the last size stored */
 
 	/* S: the thread's own, until stream__stop(). */
 	struct writer		*cur;		/* the writer of the ring being read */

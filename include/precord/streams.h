@@ -32,6 +32,13 @@ struct streams_config {
 	 * layout says, writes every ring into writer (one-file mode).
 	 */
 	bool			one_file;
+	/*
+	 * One file: keep the header's data.size (at size_off of size_fd)
+	 * up to date as the thread writes (stream.size_fd).
+	 */
+	bool			note_size;
+	int			size_fd;
+	u64			size_off;
 };
 
 struct streams {

@@ -110,10 +110,11 @@ n=$(wc -l <"$T/killed.ms")
 note "killed: $n samples kept"
 [ -s "$T/killed.merge" ] && note "killed: $(cat "$T/killed.merge")"
 
-# 4b. A single perf.data file whose recorder was killed (perf record, precord
-# --no-threads): the header never finished, so perf cannot read it.
-# precord merge FILE finishes it in place (or into -o), up to the last whole
-# record; a finished file is refused.
+# 4b. A single perf.data file whose recorder was killed: perf record's says
+# no data (perf cannot read it); precord --no-threads' covers what was
+# written when its thread last noted it. precord merge FILE finishes either
+# in place (or into -o), up to the last whole record in the file; a file
+# that needs nothing is refused.
 kill_at_size() {	# FILE BYTES PID: SIGKILL PID once FILE holds BYTES
 	for i in $(seq 150); do
 		sleep 0.1
@@ -147,7 +148,7 @@ note "killed precord --no-threads file, finished into -o: $want samples"
 if "$PRECORD" merge "$T/nk.out" 2>"$T/nk.again"; then
 	fail "precord merge rewrote a finished perf.data"
 fi
-grep -q 'is a finished perf.data file: it needs no merge' "$T/nk.again" ||
+grep -q 'needs no merge' "$T/nk.again" ||
 	{ cat "$T/nk.again"; fail "finished file: unclear message"; }
 pkill -f "$MATMUL -t 2 -n 300 -r 2000" 2>/dev/null
 rm -f "$T"/pk.* "$T"/nk.*
