@@ -1557,7 +1557,10 @@ static void mpart__exit(struct mpart *p)
  * host: measured on 1.4 GB, 2.1-2.8 s against 0.27 s (sixth session). A
  * part that punches its inputs' merged ranges out of the files
  * (FALLOC_FL_PUNCH_HOLE, dirty pages and all) frees pages the output's
- * next writes get back at once: the same merge took 0.32-0.37 s. Steps
+ * next writes get back at once: the same merge took 0.32-0.37 s. Since
+ * the seventh session the "punch" is FALLOC_FL_ZERO_RANGE, which drops the
+ * pages alike but keeps the blocks, so no discard is waited for
+ * (merge__drop_range()); a punch where zeroing is refused. Steps
  * are 2 MiB, aligned, so that no large folio of an input is split (a
  * split unmaps the folio from every thread: TLB shootdowns, most of the
  * time in a first try with 4 KiB steps), and each part writes 1 MiB at a
@@ -1715,6 +1718,23 @@ static int mjournal__create(struct mjournal *j, struct merge *m, const struct mp
 }
 
 /*
+ * Drop [off, off + len) of an input: its pages leave the page cache and it
+ * reads as zeroes. FALLOC_FL_ZERO_RANGE keeps the blocks (they go with the
+ * file): a punch frees them, and on a file system mounted with discard the
+ * merge then waited on the discards (A/B at -F max -m 32, --threads=cpu, 5
+ * pairs: 4.6 against 5.0 GB/s, every pair faster). A punch where zeroing
+ * is not supported. 0 or -1.
+ */
+static int merge__drop_range(int fd, u64 off, u64 len)
+{
+	if (fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -1;
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+}
+
+/*
  * A part's journal entry, then its inputs punched up to the first record
  * not yet written. A failed entry ends the giving back (what was given is
  * journaled); a failed punch ends it for that file.
@@ -1753,8 +1773,7 @@ static int merge__give_back(struct merge *m)
 			continue;
 		/* unmapped first: a punch of mapped pages unmaps them folio by folio */
 		madvise((void *)(f->map + f->given), end - f->given, MADV_DONTNEED);
-		if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			      (off_t)f->given, (off_t)(end - f->given)) < 0) {
+		if (merge__drop_range(f->fd, f->given, end - f->given) < 0) {
 			f->writable = false;	/* a copy: the fd stays the merge's */
 			continue;
 		}
