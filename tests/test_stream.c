@@ -2,8 +2,9 @@
 /*
  * test_stream.c — a streaming thread's commands (stream.h): moving to new
  * files (--switch-output), reading its overwrite rings at a snapshot, holding
- * its rings while the file is full (--switch-output=SIZE), and a switch asked
- * of a thread that already stopped. The rings are built by hand in memory,
+ * its rings while the file is full (--switch-output=SIZE), a switch asked
+ * of a thread that already stopped, and a one-file thread keeping its
+ * header's data size up to date. The rings are built by hand in memory,
  * the test playing the kernel on the main thread while the streaming thread
  * reads them; this test runs under TSan too.
  */
@@ -24,6 +25,7 @@
 #include <cmocka.h>
 
 #include "precord/stream.h"
+#include "precord/perf-file.h"
 
 #define RING_SIZE	4096
 #define REC_SIZE	64
@@ -379,6 +381,63 @@ static void test_switch_after_exit(void **state)
 	fixture__stop(x);
 }
 
+/* The data.size field of fd's perf.data header, once it says `want` (or the wait ends). */
+static u64 wait_noted(int fd, u64 want)
+{
+	u64 v = 0;
+	int ms;
+
+	for (ms = 0; ms < WAIT_MS; ms += 5) {
+		assert_int_equal(pread(fd, &v, sizeof(v), offsetof(struct perf_file_header, data.size)),
+				 sizeof(v));
+		if (v == want)
+			break;
+		usleep(5000);
+	}
+	return v;
+}
+
+/*
+ * One file (every ring into one writer, FINISHED_ROUND after each pass):
+ * when the thread goes idle, the header's data size says what the writer
+ * put in the file, whole records, so a kill leaves a file perf reads that
+ * far; what is still in the ring is not counted until it is written.
+ */
+static void test_one_file_notes_size(void **state)
+{
+	struct fixture *x = *state;
+	struct perf_file_header zero = { 0 };
+	const u64 round = sizeof(struct perf_event_header);
+	struct writer w;
+	int fd = tmp_file();
+
+	fake__init(&x->fwd, false);
+	x->rings[0] = &x->fwd.rb;
+	x->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(x->notify_fd >= 0);
+	assert_int_equal(pwrite(fd, &zero, sizeof(zero), 0), sizeof(zero));
+	assert_int_equal(writer__open(&w, WRITER_WRITE, fd, sizeof(zero)), 0);
+	assert_int_equal(stream__init(&x->s, 0, x->rings, 1, &w, 0, x->notify_fd), 0);
+	x->s.size_fd = fd;
+	x->s.size_off = offsetof(struct perf_file_header, data.size);
+	assert_int_equal(stream__start(&x->s), 0);
+
+	fake__put_many(&x->fwd, 0, 10);
+	assert_int_equal(wait_noted(fd, 10 * REC_SIZE + round), 10 * REC_SIZE + round);
+	assert_int_equal(file_size(fd), (off_t)(sizeof(zero) + 10 * REC_SIZE + round));
+	fake__put_many(&x->fwd, 10, 5);
+	assert_int_equal(wait_noted(fd, 15 * REC_SIZE + 2 * round), 15 * REC_SIZE + 2 * round);
+
+	assert_int_equal(stream__stop(&x->s), 0);
+	stream__exit(&x->s);
+	writer__close(&w);
+	close(fd);
+	close(x->notify_fd);
+	fake__exit(&x->fwd);
+	memset(x, 0, sizeof(*x));
+	x->sh.switch_fd = -1;
+}
+
 static int setup(void **state)
 {
 	struct fixture *x = calloc(1, sizeof(*x));
@@ -408,6 +467,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot_reads_backward, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_file_holds_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_after_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_file_notes_size, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
