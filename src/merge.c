@@ -2403,11 +2403,14 @@ static int merge__name_output(struct merge *m)
 	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	char proc[64];
 	size_t n = strlen(m->tmp);
-	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)(now_seconds() * 1e9);
+	struct timespec ts;
+	unsigned int seed;
 	int tries, i;
 
 	if (m->tmp_named)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	seed = (unsigned int)getpid() ^ (unsigned int)ts.tv_nsec;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->fd);
 	for (tries = 0; tries < 100; tries++) {
 		for (i = 0; i < 6; i++)
