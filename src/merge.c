@@ -2182,19 +2182,28 @@ static int merge__read_attrs(struct merge *m, int fd)
  * has its table there, the first payload right after it; one finished
  * without features (a full disk) ends where its data does.
  */
-static bool merge__data_unfinished(const struct merge *m, int fd)
+/* The header's feature bits set; *first: the lowest (-1: none). */
+static int merge__feat_bits(const struct merge *m, int *first)
 {
-	struct perf_file_section sec;
-	int bit, nr = 0, first = -1;
-	struct stat st;
+	int bit, nr = 0;
 
+	*first = -1;
 	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
 		if (!header__has_feat(&m->hdr, bit))
 			continue;
 		nr++;
-		if (first < 0)
-			first = bit;
+		if (*first < 0)
+			*first = bit;
 	}
+	return nr;
+}
+
+static bool merge__data_unfinished(const struct merge *m, int fd)
+{
+	struct perf_file_section sec;
+	int first, nr = merge__feat_bits(m, &first);
+	struct stat st;
+
 	if (!nr)
 		return !m->hdr.data.size || (fstat(fd, &st) == 0 &&
 		       (u64)st.st_size != m->hdr.data.offset + m->hdr.data.size);
@@ -2256,11 +2265,9 @@ static int merge__open_data(struct merge *m)
 		return err;
 	}
 	if (m->single && !m->data_unfinished) {
-		int bit;
+		int first;
 
-		for (bit = 0; bit < HEADER_FEAT_BITS && !header__has_feat(&m->hdr, bit); bit++)
-			;
-		merge__error(m, bit < HEADER_FEAT_BITS ?
+		merge__error(m, merge__feat_bits(m, &first) ?
 			     "%s is a finished perf.data file: it needs no merge" :
 			     "%s needs no merge: its header covers every record in it (its "
 			     "features were never written), and perf reads it as it is", path);

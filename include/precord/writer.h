@@ -114,9 +114,10 @@ int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
 int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr);
 /*
  * WRITER_WRITE and WRITER_AIO on a regular file that only this writer
- * extends (a perf directory's data.N): reserve file space `step` bytes at a
- * time ahead of the writes, with fallocate(2) FALLOC_FL_KEEP_SIZE, so the
- * file's size stays the bytes written. A write then lands in blocks already
+ * extends (a perf directory's data.N, a one-thread recording's output):
+ * reserve file space `step` bytes at a time ahead of the writes, with
+ * fallocate(2) FALLOC_FL_KEEP_SIZE, so the file's size stays the bytes
+ * written. A write then lands in blocks already
  * allocated: on ext4 it no longer takes the inode's block-map lock for
  * every new block, the lock the kernel's writeback holds while it allocates
  * for the same file (a real-time reader blocked behind a preempted flusher).
