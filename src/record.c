@@ -115,6 +115,7 @@ struct record {
 
 	int			stop_signal;	/* signal that ended the recording, 0 */
 	int			write_error;	/* -errno from the writer, 0 */
+	int			merge_error;	/* -errno of a merge that kept its directory, 0 */
 	u64			lost_samples;	/* from PERF_FORMAT_LOST at exit */
 	u64			synth_bytes;
 	int			full_argc;
@@ -1025,7 +1026,8 @@ static void record__print_summary(struct record *rec)
 			(unsigned long long)rec->lost_samples, pct,
 			(unsigned long long)s->lost_records, (unsigned long long)s->lost);
 	}
-	if (rec->threaded && !rec->opts.no_merge && rec->merged.nr_files >= 0 && rec->merged.seconds > 0)
+	if (rec->threaded && !rec->opts.no_merge && !rec->merge_error && rec->merged.nr_files >= 0 &&
+	    rec->merged.seconds > 0)
 		fprintf(stderr, "[ precord: Merged %d ring files in %.3f s (%.1f MB/s%s%s%s) ]\n",
 			rec->merged.nr_files, rec->merged.seconds,
 			(double)rec->merged.bytes_out / 1048576.0 / rec->merged.seconds,
@@ -1207,6 +1209,8 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 		return err;
 	}
 	if (err) {
+		/* Nothing lost, but not the file asked for: the exit status says so. */
+		rec->merge_error = err;
 		fprintf(stderr, "precord: %s; '%s' keeps perf's directory layout instead "
 			"('precord merge %s -o FILE' merges it)\n", msg[0] ? msg : strerror(-err),
 			path, path);
@@ -1818,7 +1822,8 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	evlist__close(rec.evlist);
 	record__stop_workers(&rec);
 	workload__reap(&rec.wl, !rec.wl.exited);
-	status = record__exit_status(&rec, err ? err : rec.write_error);
+	status = record__exit_status(&rec, err ? err : rec.write_error ? rec.write_error :
+				     rec.merge_error);
 	streams__exit(&rec.streams);
 	merge_index__delete(rec.index);
 	topology__delete(rec.topo);	/* after the streams, which borrowed it */

@@ -259,7 +259,9 @@ static int writer__fallocate(int fd, u64 off, u64 len)
 
 /*
  * Reserve file space up to `end`, alloc_step at a time. On a full disk the
- * step halves, down to just what is needed, and stays small: a nearly full
+ * step drops to a page and stays there: what is left of the disk goes to
+ * the writers as they need it (a halving step gave the first writer a
+ * whole MiB it never used while the next one failed), and a nearly full
  * disk does not cost a failing 64 MiB fallocate on every write.
  */
 static int mmap__reserve(struct writer *w, u64 end)
@@ -270,15 +272,11 @@ static int mmap__reserve(struct writer *w, u64 end)
 	if (end <= w->alloc_end)
 		return 0;
 	need = end - w->alloc_end;
-	for (;;) {
+	grow = (need + w->alloc_step - 1) / w->alloc_step * w->alloc_step;
+	err = writer__fallocate(w->fd, w->alloc_end, grow);
+	if ((err == -ENOSPC || err == -EFBIG) && w->alloc_step > writer__page_size()) {
+		w->alloc_step = writer__page_size();
 		grow = (need + w->alloc_step - 1) / w->alloc_step * w->alloc_step;
-		err = writer__fallocate(w->fd, w->alloc_end, grow);
-		if ((err != -ENOSPC && err != -EFBIG) || w->alloc_step <= need)
-			break;
-		w->alloc_step /= 2;
-	}
-	if (err == -ENOSPC || err == -EFBIG) {
-		grow = need;
 		err = writer__fallocate(w->fd, w->alloc_end, grow);
 	}
 	if (err)

@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
@@ -676,6 +677,51 @@ static void test_full_disk(void **state)
 	full_disk_case(d, WRITER_MMAP, 0);	/* a 64 MiB chunk cannot fit */
 }
 
+/*
+ * Two mmap writers on one small disk (the per-ring files of a recording):
+ * the first, which writes a record and then nothing, keeps no more than a
+ * page of the disk, so the second can fill the rest. (A reservation that
+ * halved its step on ENOSPC handed the first half the disk.)
+ */
+static void test_full_disk_shared(void **state)
+{
+	struct tdir *d = *state;
+	const size_t chunk = 1000;
+	unsigned char *src;
+	struct writer a, b;
+	struct statvfs sv;
+	size_t total = 0;
+	int fa, fb, err = 0;
+
+	if (!d->mounted) {
+		print_message("cannot mount a tmpfs (%s); skipped\n", strerror(errno));
+		skip();
+	}
+	src = pattern_buf(0, 1 << 20);
+	fa = open_file(d, "a", O_RDWR);
+	fb = open_file(d, "b", O_RDWR);
+	assert_int_equal(statvfs(d->path, &sv), 0);
+	assert_int_equal(writer__open_size(&a, WRITER_MMAP, fa, 0, 0), 0);
+	assert_int_equal(writer__open_size(&b, WRITER_MMAP, fb, 0, 0), 0);
+	assert_int_equal(writer__write(&a, src, 100), 0);
+	while (!err && total + chunk <= (1 << 20)) {
+		err = writer__write(&b, src + total, chunk);
+		if (!err)
+			total += chunk;
+	}
+	assert_int_equal(err, -ENOSPC);
+	assert_int_equal(writer__flush(&a), 0);
+	writer__close(&a);
+	writer__close(&b);
+	assert_int_equal(a.error, 0);
+	assert_int_equal(a.written, 100);
+	/* b has all of the disk but a's page and the last partial chunk. */
+	assert_true(b.written + (u64)sysconf(_SC_PAGESIZE) + chunk >= (u64)sv.f_bavail * sv.f_frsize);
+	free(src);
+	close(fa);
+	close(fb);
+}
+
 /* writev on a full disk: -ENOSPC, what reached the file counted, the file cut there. */
 static void test_writev_full_disk(void **state)
 {
@@ -1023,6 +1069,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipe_signals, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_short_write_then_error, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_disk, setup_tmpfs, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_full_disk_shared, setup_tmpfs, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_stream_aio, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_aio_short_write_then_error, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_aio_flush, setup_dir, teardown_dir),

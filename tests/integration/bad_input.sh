@@ -96,6 +96,29 @@ else
 	note "full disk: skipped (cannot mount tmpfs)"
 fi
 
+# Room for the recording but not for its merge: a non-zero exit, the
+# message says what to run, and the directory kept holds every sample the
+# summary counts (the syscalls of a dd make the same 1.3 MB every time).
+# With --mmap-output the per-ring files share what is left of the disk.
+for opts in --threads=cpu --mmap-output; do
+	mkdir -p "$T/nomerge"
+	mount -t tmpfs -o size=2m none "$T/nomerge" 2>/dev/null || { note "no room to merge: skipped (cannot mount tmpfs)"; break; }
+	"$PRECORD" $opts -e raw_syscalls:sys_enter -o "$T/nomerge/perf.data" -- \
+		dd if=/dev/zero of=/dev/null bs=64 count=5000 status=none >/dev/null 2>"$T/err"
+	st=$?
+	cp -r "$T/nomerge/perf.data" "$T/nomerge.data"; umount "$T/nomerge"
+	[ $st -ne 0 ] || { cat "$T/err"; fail "no room to merge ($opts): exit status 0"; }
+	grep -q "keeps perf's directory layout instead ('precord merge" "$T/err" ||
+		{ cat "$T/err"; fail "no room to merge ($opts): no message"; }
+	! grep -q "Merged" "$T/err" || fail "no room to merge ($opts): a merge is announced"
+	want=$(sed -n 's/.*Captured and wrote .*(\([0-9]*\) samples).*/\1/p' "$T/err")
+	n=$(perf script -i "$T/nomerge.data" 2>/dev/null | wc -l)
+	[ "${want:-0}" -gt 10000 ] && [ "$n" -eq "$want" ] ||
+		{ cat "$T/err"; fail "no room to merge ($opts): perf script reads $n samples, the summary counts $want"; }
+	note "no room to merge ($opts): exit $st, the directory holds all $n samples"
+	rm -rf "$T/nomerge.data"
+done
+
 # A full disk under --switch-output: every piece announced before and at the
 # end is kept (merged, or as a directory) and opens in perf.
 mkdir -p "$T/fullsw"
