@@ -8,6 +8,10 @@
  *   0              struct perf_file_header (104 bytes, "PERFILE2")
  *   104            each evsel's u64 id array, in evlist order
  *   attrs.offset   one struct perf_file_attr per evsel {attr, ids section}
+ *   attrs end      (header__write_start_ahead() only) the features written
+ *                  ahead: struct ahead_head {"PRECAHED", data.offset,
+ *                  feature bitmap}, then a table and payloads as at the end;
+ *                  perf skips these bytes, `precord merge FILE` reads them
  *   data.offset    the data section (written by others)
  *   data end       the feature table: one {offset, size} per set feature bit,
  *                  ascending bit order, then the feature payloads
@@ -26,6 +30,11 @@
  * BPF_PROG_INFO, BPF_BTF, GROUP_DESC, HYBRID_TOPOLOGY, AUXTRACE, STAT,
  * BRANCH_STACK and DIR_FORMAT are not produced here (see header.h for
  * BUILD_ID).
+ *
+ * A file whose end may never be written (one streaming thread writes it,
+ * and a SIGKILL leaves it without features: perf then cannot read its
+ * tracepoints) gets the features once ahead of its data, so the file itself
+ * holds what finishing it needs.
  *
  * The *_raw() functions and header__read_attrs()/header__read_payloads() copy
  * another file's header around a new data section (the merge of a perf
@@ -1115,10 +1124,10 @@ static void features__set(u64 *features, int feat)
  * entries as there are feature bits, so a spare zero entry at the end is
  * harmless (perf does the same). What a failed TRACING_DATA wrote is
  * overwritten by the next payloads or left past the last one, where nothing
- * points. *tracing_err gets its -errno.
+ * points. *tracing_err gets its -errno, *end the offset past the last payload.
  */
 static int feats__write(int fd, const struct feat_ctx *ctx, struct feat_payload *pay,
-			int nr_pay, u64 table_off, u64 *features, int *tracing_err)
+			int nr_pay, u64 table_off, u64 *features, int *tracing_err, u64 *end)
 {
 	bool tracing = evlist__has_tracepoints(ctx->evlist);
 	int nr_sec = nr_pay + (tracing ? 1 : 0), n = 0, i;
@@ -1148,6 +1157,7 @@ static int feats__write(int fd, const struct feat_ctx *ctx, struct feat_payload 
 		features__set(features, pay[i].feat);
 	}
 	ret = pwrite_all(fd, sec, sizeof(*sec) * (size_t)nr_sec, table_off);
+	*end = pos;
 out_free:
 	free(sec);
 	return (int)ret;
@@ -1172,7 +1182,7 @@ static u64 header__data_offset(const struct evlist *evlist)
 }
 
 static void header__fill(struct perf_file_header *hdr, const struct evlist *evlist,
-			 u64 data_size, const u64 *features)
+			 u64 data_offset, u64 data_size, const u64 *features)
 {
 	u64 attrs = header__attrs_offset(evlist);
 
@@ -1181,7 +1191,7 @@ static void header__fill(struct perf_file_header *hdr, const struct evlist *evli
 		.size		= sizeof(*hdr),
 		.attr_size	= sizeof(struct perf_file_attr),
 		.attrs		= { attrs, header__data_offset(evlist) - attrs },
-		.data		= { header__data_offset(evlist), data_size },
+		.data		= { data_offset, data_size },
 	};
 	if (features)
 		memcpy(hdr->adds_features, features, sizeof(hdr->adds_features));
@@ -1195,7 +1205,7 @@ int header__write_start(int fd, struct evlist *evlist, u64 *data_offset)
 	struct fbuf b = { 0 };
 	int i, err;
 
-	header__fill(&hdr, evlist, 0, NULL);
+	header__fill(&hdr, evlist, off, 0, NULL);
 	fbuf__put(&b, &hdr, sizeof(hdr));
 	evlist__for_each_evsel(evlist, evsel, i)
 		fbuf__put(&b, evsel->ids, sizeof(u64) * (size_t)evsel->nr_ids);
@@ -1235,26 +1245,58 @@ static int feat_ctx__init(struct feat_ctx *ctx, struct evlist *evlist,
 	return 0;
 }
 
+/* What header__write_start_ahead() puts right after the attrs. */
+struct ahead_head {
+	u64	magic;
+	u64	data_offset;	/* where the data section starts, past the payloads */
+	u64	features[HEADER_FEAT_BITS / 64];
+};
+
+#define AHEAD_MAGIC	0x4445484143455250ULL	/* "PRECAHED" */
+
+/* The ahead head at off, or -ENOENT where there is none. */
+static int ahead__read(int fd, u64 off, struct ahead_head *head)
+{
+	ssize_t n = pread(fd, head, sizeof(*head), (off_t)off);
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != sizeof(*head) || head->magic != AHEAD_MAGIC)
+		return -ENOENT;
+	return 0;
+}
+
+/* data_offset is the evlist's, or the one its features ahead say. */
+static bool data_offset__valid(int fd, const struct evlist *evlist, u64 data_offset)
+{
+	struct ahead_head head;
+
+	if (data_offset == header__data_offset(evlist))
+		return true;
+	return ahead__read(fd, header__data_offset(evlist), &head) == 0 &&
+	       head.data_offset == data_offset;
+}
+
 int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_size,
 		      const struct header_env *env)
 {
 	static const struct header_env defaults;
 	struct feat_payload pay[HEADER_LAST_FEATURE];
-	u64 features[HEADER_FEAT_BITS / 64] = { 0 };
+	u64 features[HEADER_FEAT_BITS / 64] = { 0 }, end;
 	struct perf_file_header hdr;
 	struct topology *owned;
 	struct feat_ctx ctx;
 	int nr_pay, err, tracing_err = 0;
 	ssize_t ret;
 
-	if (data_offset != header__data_offset(evlist))
+	if (!data_offset__valid(fd, evlist, data_offset))
 		return -EINVAL;
 	err = feat_ctx__init(&ctx, evlist, env ? env : &defaults, &owned);
 	if (err)
 		goto out_topology;
 	nr_pay = feats__collect(&ctx, pay);
 	err = feats__write(fd, &ctx, pay, nr_pay, data_offset + data_size, features,
-			   &tracing_err);
+			   &tracing_err, &end);
 	feats__release(pay, nr_pay);
 	/*
 	 * Features that could not be written (a full disk) are all dropped,
@@ -1262,10 +1304,48 @@ int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_s
 	 */
 	if (err)
 		memset(features, 0, sizeof(features));
-	header__fill(&hdr, evlist, data_size, features);
+	header__fill(&hdr, evlist, data_offset, data_size, features);
 	ret = pwrite_all(fd, &hdr, sizeof(hdr), 0);
 	if (!err)
 		err = ret ? (int)ret : tracing_err;
+out_topology:
+	topology__delete(owned);
+	return err;
+}
+
+int header__write_start_ahead(int fd, struct evlist *evlist, const struct header_env *env,
+			      u64 *data_offset)
+{
+	static const struct header_env defaults;
+	struct feat_payload pay[HEADER_LAST_FEATURE];
+	struct ahead_head head = { .magic = AHEAD_MAGIC };
+	u64 plain, end = 0;
+	struct perf_file_header hdr;
+	struct topology *owned;
+	struct feat_ctx ctx;
+	int nr_pay, err, tracing_err;
+
+	err = header__write_start(fd, evlist, &plain);
+	if (err)
+		return err;
+	err = feat_ctx__init(&ctx, evlist, env ? env : &defaults, &owned);
+	if (err)
+		goto out_topology;
+	nr_pay = feats__collect(&ctx, pay);
+	err = feats__write(fd, &ctx, pay, nr_pay, plain + sizeof(head), head.features,
+			   &tracing_err, &end);
+	feats__release(pay, nr_pay);
+	if (err)
+		goto out_topology;
+	/* the data's records stay 8-byte aligned in the file, as perf's are */
+	head.data_offset = (end + 7) & ~7ULL;
+	err = (int)pwrite_all(fd, &head, sizeof(head), plain);
+	if (!err) {
+		header__fill(&hdr, evlist, head.data_offset, 0, NULL);
+		err = (int)pwrite_all(fd, &hdr, sizeof(hdr), 0);
+	}
+	if (!err)
+		*data_offset = head.data_offset;
 out_topology:
 	topology__delete(owned);
 	return err;
@@ -1414,27 +1494,27 @@ void header_attrs__exit(struct header_attrs *attrs)
 	*attrs = (struct header_attrs){ 0 };
 }
 
-int header__read_payloads(int fd, const struct perf_file_header *hdr,
-		       struct header_payload **featsp, int *nrp)
+/*
+ * The payloads of the bits set in features, their table at table_off, each
+ * within [lo, hi) of the file.
+ */
+static int payloads__read(int fd, const u64 *features, u64 table_off, u64 lo, u64 hi,
+			  struct header_payload **featsp, int *nrp)
 {
 	struct perf_file_section sec;
 	struct header_payload *feats;
-	u64 file_size;
-	int bit, nr = 0, err;
+	int bit, nr = 0, err = 0;
 
 	*featsp = NULL;
 	*nrp = 0;
-	err = file__size(fd, &file_size);
-	if (err)
-		return err;
 	feats = calloc(HEADER_FEAT_BITS, sizeof(*feats));
 	if (!feats)
 		return -ENOMEM;
 	for (bit = 0; !err && bit < HEADER_FEAT_BITS; bit++) {
-		if (!header__has_feat(hdr, bit))
+		if (!(features[bit / 64] & (1ULL << (bit % 64))))
 			continue;
-		err = header__feat_section(fd, hdr, bit, &sec);
-		if (!err && !section__within(&sec, file_size))
+		err = pread_all(fd, &sec, sizeof(sec), table_off + (u64)nr * sizeof(sec));
+		if (!err && (sec.offset < lo || !section__within(&sec, hi)))
 			err = -EINVAL;
 		if (err)
 			break;
@@ -1454,6 +1534,40 @@ int header__read_payloads(int fd, const struct perf_file_header *hdr,
 	*featsp = feats;
 	*nrp = nr;
 	return 0;
+}
+
+int header__read_payloads(int fd, const struct perf_file_header *hdr,
+		       struct header_payload **featsp, int *nrp)
+{
+	u64 file_size;
+	int err = file__size(fd, &file_size);
+
+	*featsp = NULL;
+	*nrp = 0;
+	if (err)
+		return err;
+	return payloads__read(fd, hdr->adds_features, hdr->data.offset + hdr->data.size, 0,
+			      file_size, featsp, nrp);
+}
+
+int header__read_ahead(int fd, const struct perf_file_header *hdr,
+		       struct header_payload **featsp, int *nrp)
+{
+	u64 plain = hdr->attrs.offset + hdr->attrs.size;
+	struct ahead_head head;
+	int err;
+
+	*featsp = NULL;
+	*nrp = 0;
+	if (hdr->data.offset < plain + sizeof(head))
+		return -ENOENT;
+	err = ahead__read(fd, plain, &head);
+	if (err)
+		return err;
+	if (head.data_offset != hdr->data.offset)
+		return -ENOENT;
+	return payloads__read(fd, head.features, plain + sizeof(head), plain + sizeof(head),
+			      hdr->data.offset, featsp, nrp);
 }
 
 void header_payloads__free(struct header_payload *feats, int nr)

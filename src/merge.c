@@ -2135,7 +2135,8 @@ static int merge__data_records(struct merge *m)
 		if (ret)
 			return ret;
 		m->stats->data_records++;
-		merge__count(m, wrec__data(s, &r), 0);
+		/* a single file's samples are here: their times make its SAMPLE_TIME */
+		merge__count(m, wrec__data(s, &r), mclock__time(&m->clock, wrec__data(s, &r)));
 	}
 	return ret;
 }
@@ -2234,7 +2235,7 @@ static int merge__open_data(struct merge *m)
 {
 	char path[PATH_MAX], why[PATH_MAX + 64];
 	const char *what = "cannot read the perf.data header";
-	int fd, err;
+	int fd, err, first;
 
 	snprintf(path, sizeof(path), m->single ? "%s" : "%s/data", m->dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -2255,6 +2256,15 @@ static int merge__open_data(struct merge *m)
 		if (!m->data_unfinished)
 			err = header__read_payloads(fd, &m->hdr, &m->feats, &m->nr_feats);
 	}
+	if (!err && m->single && !merge__feat_bits(m, &first)) {
+		/* precord's one file: its features, written ahead of the data, go to its end */
+		header_payloads__free(m->feats, m->nr_feats);
+		err = header__read_ahead(fd, &m->hdr, &m->feats, &m->nr_feats);
+		if (!err)
+			m->data_unfinished = true;
+		else if (err == -ENOENT)
+			err = 0;
+	}
 	close(fd);
 	if (!err)
 		err = merge__check_feats(m);
@@ -2265,8 +2275,6 @@ static int merge__open_data(struct merge *m)
 		return err;
 	}
 	if (m->single && !m->data_unfinished) {
-		int first;
-
 		merge__error(m, merge__feat_bits(m, &first) ?
 			     "%s is a finished perf.data file: it needs no merge" :
 			     "%s needs no merge: its header covers every record in it (its "
@@ -2512,6 +2520,7 @@ static int merge__finish_output(struct merge *m, int level, u64 data_offset)
 	if (!feats)
 		return -ENOMEM;
 	nr = merge__features(m, level, feats, sample_time, comp);
+	m->stats->nr_feats = nr;
 	err = header__write_end_raw(m->fd, &m->attrs, data_offset, m->w.bytes, feats, nr);
 	free(feats);
 	if (!err && fstat(m->fd, &st) < 0)
@@ -2855,10 +2864,10 @@ static void merge__summary(const char *out, const struct merge_stats *st)
 	char threads[32] = "";
 
 	if (st->single) {
-		fprintf(stderr, "[ precord: Finished %s: %llu records, %llu samples (%.3f MB, "
-			"%.3f s) ]\n", out, (unsigned long long)st->data_records,
-			(unsigned long long)st->samples, (double)st->bytes_out / 1048576.0,
-			st->seconds);
+		fprintf(stderr, "[ precord: Finished %s: %llu records, %llu samples, %d feature "
+			"sections (%.3f MB, %.3f s) ]\n", out, (unsigned long long)st->data_records,
+			(unsigned long long)st->samples, st->nr_feats,
+			(double)st->bytes_out / 1048576.0, st->seconds);
 		return;
 	}
 	if (st->parts > 1)

@@ -785,6 +785,26 @@ static void record__cut_ring_files(struct record *rec)
 }
 
 /*
+ * The features as they stand when a file starts: written ahead of a single
+ * file's data, and into a staging directory's first complete header.
+ */
+static void record__start_env(const struct record *rec, struct header_env *env,
+			      bool dir_format)
+{
+	*env = (struct header_env){
+		.argc = rec->full_argc,
+		.argv = rec->full_argv,
+		.clockid_set = rec->opts.clockid_set,
+		.clockid = rec->opts.clockid,
+		.no_buildid = true,
+		.dir_format = dir_format,
+		.compressed = rec->opts.comp_level > 0,
+		.comp_level = (u32)rec->opts.comp_level,
+		.comp_mmap_len = ZCOMP_MMAP_LEN,
+	};
+}
+
+/*
  * --threads: finish the `data` file once right after synthesis, so a
  * recording killed with SIGKILL leaves a staging directory whose `data` is a
  * complete perf.data (header, attrs, features) and `precord merge` can use it.
@@ -792,21 +812,12 @@ static void record__cut_ring_files(struct record *rec)
  */
 static int record__write_interim_header(struct record *rec)
 {
-	struct header_env env = {
-		.argc = rec->full_argc,
-		.argv = rec->full_argv,
-		.clockid_set = rec->opts.clockid_set,
-		.clockid = rec->opts.clockid,
-		.no_buildid = true,
-		.dir_format = true,
-		.compressed = rec->opts.comp_level > 0,
-		.comp_level = (u32)rec->opts.comp_level,
-		.comp_mmap_len = ZCOMP_MMAP_LEN,
-	};
+	struct header_env env;
 	int err = writer__flush(&rec->writer);
 
 	if (err)
 		return err;
+	record__start_env(rec, &env, true);
 	return header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
 				 rec->writer.offset - rec->data_offset, &env);
 }
@@ -1234,7 +1245,15 @@ static int record__begin_data(struct record *rec)
 	int err;
 
 	rec->synth_bytes = 0;
-	err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
+	if (rec->threaded) {
+		err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
+	} else {
+		struct header_env env;
+
+		/* one file: a SIGKILL leaves it no end, so its features go ahead of the data */
+		record__start_env(rec, &env, false);
+		err = header__write_start_ahead(rec->out_fd, rec->evlist, &env, &rec->data_offset);
+	}
 	if (!err && o->aio && !rec->threaded)
 		err = writer__open_aio(&rec->writer, rec->out_fd, rec->data_offset, 0, o->aio);
 	else if (!err)

@@ -855,6 +855,68 @@ static void test_end_tracing_data(void **state)
 	check_event_desc(f->fd, &hdr, f);
 }
 
+/*
+ * Features written ahead (a one-file recording): between the attrs and the
+ * data, with no feature bits in the header; read back, they are the ones
+ * the end writes, TRACING_DATA included, and the end takes the moved data
+ * offset (and no other).
+ */
+static void test_start_ahead(void **state)
+{
+	struct fixture *f = *state;
+	struct header_env env = { .no_buildid = true, .tracing_data = fake_tracing_data };
+	struct header_payload *ahead, *end;
+	struct perf_file_header hdr;
+	u64 plain, data_offset = 0, i;
+	int nr_ahead, nr_end, k;
+	u8 byte;
+
+	make_tracepoint(f);
+	assert_int_equal(header__write_start(f->fd, &f->evlist, &plain), 0);
+	assert_int_equal(header__read(f->fd, &hdr), 0);
+	assert_int_equal(header__read_ahead(f->fd, &hdr, &ahead, &nr_ahead), -ENOENT);
+
+	assert_int_equal(header__write_start_ahead(f->fd, &f->evlist, &env, &data_offset), 0);
+	assert_true(data_offset > plain + 48);
+	assert_int_equal(data_offset % 8, 0);
+	assert_int_equal(header__read(f->fd, &hdr), 0);
+	assert_int_equal(hdr.data.offset, data_offset);
+	assert_int_equal(hdr.data.size, 0);
+	assert_int_equal(nr_feats(&hdr), 0);
+	for (i = 0; i < 40; i++) {
+		byte = (u8)(i * 7 + 1);
+		assert_int_equal(pwrite(f->fd, &byte, 1, (off_t)(data_offset + i)), 1);
+	}
+	assert_int_equal(header__read_ahead(f->fd, &hdr, &ahead, &nr_ahead), 0);
+	assert_true(nr_ahead > 5);
+	assert_int_equal(ahead[0].feat, HEADER_TRACING_DATA);
+	assert_int_equal(ahead[0].size, sizeof(fake_tracing));
+	assert_memory_equal(ahead[0].data, fake_tracing, sizeof(fake_tracing));
+
+	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset + 8, 32, &env), -EINVAL);
+	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 40, &env), 0);
+	assert_int_equal(header__read(f->fd, &hdr), 0);
+	assert_int_equal(hdr.data.offset, data_offset);
+	assert_int_equal(hdr.data.size, 40);
+	check_event_desc(f->fd, &hdr, f);
+	assert_int_equal(header__read_payloads(f->fd, &hdr, &end, &nr_end), 0);
+	assert_int_equal(nr_end, nr_ahead);
+	for (k = 0; k < nr_end; k++) {
+		assert_int_equal(ahead[k].feat, end[k].feat);
+		if (end[k].feat == HEADER_HOSTNAME || end[k].feat == HEADER_EVENT_DESC ||
+		    end[k].feat == HEADER_TRACING_DATA || end[k].feat == HEADER_NRCPUS) {
+			assert_int_equal(ahead[k].size, end[k].size);
+			assert_memory_equal(ahead[k].data, end[k].data, end[k].size);
+		}
+	}
+	header_payloads__free(ahead, nr_ahead);
+	header_payloads__free(end, nr_end);
+	/* the ahead block is found from the header as it ends up too */
+	assert_int_equal(header__read_ahead(f->fd, &hdr, &ahead, &nr_ahead), 0);
+	assert_int_equal(nr_ahead, nr_end);
+	header_payloads__free(ahead, nr_ahead);
+}
+
 /* A TRACING_DATA failure leaves a valid header without it, and is reported. */
 static void test_end_tracing_data_fails(void **state)
 {
@@ -998,6 +1060,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_end_clock_and_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_clock_data_now, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_tracing_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_tracing_data_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_build_id_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_null_env, setup, teardown),

@@ -915,6 +915,71 @@ static void test_single_file(void **state)
 	assert_non_null(strstr(err, "is a finished perf.data file"));
 }
 
+/*
+ * precord's one file killed with its features written ahead of the data:
+ * finished with those features, SAMPLE_TIME from its samples, also when
+ * its header's noted size already covered every record; then refused.
+ */
+static void test_single_file_ahead(void **state)
+{
+	struct fixture *f = *state;
+	struct header_env env = {
+		.topo = f->topo, .no_buildid = true,
+		.first_sample_time = 1, .last_sample_time = 2,
+	};
+	struct header_payload *ahead;
+	struct perf_file_header hdr;
+	struct rbuf b = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	char path[256], err[512];
+	int i, k, nr_ahead, fd;
+	bool has_time = false;
+	u64 off, size;
+
+	for (i = 0; i < 10; i++)
+		put_sample(&b, 11, 10 + (u64)i, (u64)i);
+	snprintf(path, sizeof(path), "%s/one.data", f->dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(header__write_start_ahead(fd, &f->evlist, &env, &off), 0);
+	assert_int_equal(pwrite(fd, b.p, b.len, (off_t)off), (ssize_t)b.len);
+	/* the thread noted every record before it was killed */
+	size = b.len;
+	assert_int_equal(pwrite(fd, &size, 8, offsetof(struct perf_file_header, data.size)), 8);
+	assert_int_equal(header__read(fd, &hdr), 0);
+	assert_int_equal(header__read_ahead(fd, &hdr, &ahead, &nr_ahead), 0);
+	close(fd);
+
+	assert_int_equal(merge__dir(path, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_true(st.single);
+	assert_int_equal(st.samples, 10);
+	assert_int_equal(st.nr_feats, nr_ahead);
+	outfile__load(&o, f->out);
+	assert_int_equal(o.nr, 10);
+	assert_int_equal(o.nr_feats, nr_ahead);
+	for (k = 0; k < o.nr_feats; k++) {
+		assert_int_equal(o.feats[k].feat, ahead[k].feat);
+		if (o.feats[k].feat == HEADER_SAMPLE_TIME) {
+			has_time = true;
+			assert_int_equal(get_u64(o.feats[k].data), 10);
+			assert_int_equal(get_u64((const u8 *)o.feats[k].data + 8), 19);
+		} else {
+			assert_int_equal(o.feats[k].size, ahead[k].size);
+			assert_memory_equal(o.feats[k].data, ahead[k].data, ahead[k].size);
+		}
+	}
+	assert_true(has_time);
+	outfile__free(&o);
+	header_payloads__free(ahead, nr_ahead);
+
+	/* finished: nothing more to do */
+	assert_int_equal(merge__dir(f->out, f->out, NULL, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is a finished perf.data file"));
+	free(b.p);
+}
+
 /* Bytes of kernel records between FINISHED_ROUNDs, at most. */
 static u64 outfile__max_round(const struct outfile *o)
 {
@@ -1891,6 +1956,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_zeroed_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unfinished_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_file_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inversion_within_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),

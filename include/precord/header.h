@@ -75,6 +75,17 @@ struct header_env {
 int header__write_start(int fd, struct evlist *evlist, u64 *data_offset);
 
 /*
+ * header__write_start(), then the feature sections (as header__write_end()
+ * would write them with env) right after the attrs, and the data section
+ * after those: for a file a SIGKILL may leave without its end. perf skips
+ * the bytes between the attrs and the data section; header__read_ahead()
+ * finds them. The header keeps no feature bits until header__write_end(),
+ * which takes this *data_offset too. Returns 0 or -errno.
+ */
+int header__write_start_ahead(int fd, struct evlist *evlist, const struct header_env *env,
+			      u64 *data_offset);
+
+/*
  * Write the feature sections right after the data section
  * [data_offset, data_offset + data_size), then rewrite the header with the
  * data size and the feature bitmap. Returns 0 or -errno.
@@ -84,8 +95,9 @@ int header__write_start(int fd, struct evlist *evlist, u64 *data_offset);
  * TRACING_DATA cannot be written the header is still completed without it,
  * and its -errno is returned; when the features cannot be written at all (a
  * full disk) the header still gets the data size, with no features, and the
- * -errno is returned. data_offset must be what header__write_start()
- * returned for the same evlist (-EINVAL otherwise). fd's offset is unchanged.
+ * -errno is returned. data_offset must be what header__write_start() or
+ * header__write_start_ahead() returned for the same evlist (-EINVAL
+ * otherwise). fd's offset is unchanged.
  */
 int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_size,
 		      const struct header_env *env);
@@ -143,6 +155,13 @@ void header_attrs__exit(struct header_attrs *attrs);	/* accepts a zeroed struct 
 int header__read_payloads(int fd, const struct perf_file_header *hdr,
 		       struct header_payload **feats, int *nr);
 void header_payloads__free(struct header_payload *feats, int nr);	/* accepts NULL */
+
+/*
+ * The payloads header__write_start_ahead() wrote into the file hdr was read
+ * from, as header__read_payloads() gives them. -ENOENT when it has none.
+ */
+int header__read_ahead(int fd, const struct perf_file_header *hdr,
+		       struct header_payload **feats, int *nr);
 
 /*
  * header__write_start()/header__write_end() for raw attrs: the header, the

@@ -78,6 +78,7 @@ struct merge_stats {
 	int	journal_entries;	/* the parts' entries in dir/merge.journal (consume) */
 	bool	resumed;	/* finished a merge that was killed half-way (dir/merge.journal) */
 	bool	single;		/* dir was a perf.data file a killed recorder left: repaired */
+	int	nr_feats;	/* feature sections the output got (single: from those written ahead) */
 };
 
 /*
@@ -94,8 +95,9 @@ struct merge_stats {
  * never finished: perf record's says data size 0; precord's one-file
  * recordings have no features and note their data size as they go): its
  * data section, to the last whole record in the file, is written out as a
- * finished file; a file that needs nothing is refused (-EINVAL). opts and
- * stats may be NULL.
+ * finished file, with the features precord wrote ahead of the data
+ * (header__write_start_ahead(); perf's file has none); a file that needs
+ * nothing is refused (-EINVAL). opts and stats may be NULL.
  */
 int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
 	       struct merge_stats *stats, char *err, size_t errlen);

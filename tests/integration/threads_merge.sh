@@ -111,7 +111,7 @@ note "SIGKILL with --mmap-output: precord merge saved $n samples"
 # 3c. SIGKILL with one streaming thread: the file stays, its header's data
 # size kept up to date by the thread (every 4 MiB and when idle), so perf
 # reads it as it is; precord merge FILE finishes it in place, with what lies
-# past that size, or says there is nothing to add.
+# past that size and the features written ahead of the data.
 if [ "$NODES" -le 1 ]; then
 	record_killed -a -F 2000 -o "$T/k1.data"
 	[ -f "$T/k1.data" ] || fail "SIGKILL, one thread: no file left"
@@ -120,16 +120,26 @@ if [ "$NODES" -le 1 ]; then
 	grep -q 'data size field is 0' "$T/k1.e0" && fail "SIGKILL, one thread: the header says no data"
 	n0=$(wc -l <"$T/k1.s0")
 	[ "$n0" -gt 0 ] || fail "SIGKILL, one thread: perf reads no sample in the killed file"
-	if "$PRECORD" merge "$T/k1.data" 2>"$T/k1.sum"; then
-		perf_clean "$T/k1.script" "$T/k1.err" -- script -F tid,time -i "$T/k1.data"
-		n1=$(wc -l <"$T/k1.script")
-		[ "$n1" -ge "$n0" ] || fail "SIGKILL, one thread: precord merge FILE kept $n1 samples of $n0"
-		note "SIGKILL, one thread: perf read $n0 samples as it was; precord merge FILE kept $n1"
-	else
-		grep -q 'needs no merge: its header covers every record' "$T/k1.sum" ||
-			{ cat "$T/k1.sum"; fail "precord merge FILE after SIGKILL failed"; }
-		note "SIGKILL, one thread: perf read all $n0 samples as it was (nothing past the noted size)"
-	fi
+	"$PRECORD" merge "$T/k1.data" 2>"$T/k1.sum" || { cat "$T/k1.sum"; fail "precord merge FILE after SIGKILL failed"; }
+	perf_clean "$T/k1.script" "$T/k1.err" -- script -F tid,time -i "$T/k1.data"
+	n1=$(wc -l <"$T/k1.script")
+	[ "$n1" -ge "$n0" ] || fail "SIGKILL, one thread: precord merge FILE kept $n1 samples of $n0"
+	perf report --header-only -i "$T/k1.data" 2>/dev/null | grep -q '^# hostname :' ||
+		fail "SIGKILL, one thread: the finished file has no features"
+	note "SIGKILL, one thread: perf read $n0 samples as it was; precord merge FILE kept $n1, with $(sed -n 's/.* \([0-9]*\) feature sections.*/\1/p' "$T/k1.sum") feature sections"
+
+	# A tracepoint: perf needs the tracing data, a feature, which only the
+	# finished file has.
+	"$PRECORD" -a -e raw_syscalls:sys_enter -o "$T/kt.data" -- sleep 10 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	kill -KILL $pid; wait $pid 2>/dev/null
+	"$PRECORD" merge "$T/kt.data" 2>"$T/kt.sum" || { cat "$T/kt.sum"; fail "SIGKILL, tracepoint: precord merge FILE failed"; }
+	perf_clean "$T/kt.script" "$T/kt.err" -- script -F event -i "$T/kt.data"
+	want=$(sed -n 's/.*Finished .*: [0-9]* records, \([0-9]*\) samples.*/\1/p' "$T/kt.sum")
+	[ "${want:-0}" -gt 0 ] && [ "$(grep -c 'raw_syscalls:sys_enter' "$T/kt.script")" -eq "$want" ] ||
+		{ cat "$T/kt.sum"; fail "SIGKILL, tracepoint: perf script reads $(wc -l <"$T/kt.script") of $want samples"; }
+	note "SIGKILL, tracepoint, one thread: precord merge FILE finished it; perf script reads all $want samples"
 fi
 
 # 4. SIGINT during a heavy recording finishes a valid file. Its merge
