@@ -370,8 +370,12 @@ static int stream__open_writers(struct stream *s)
 {
 	int i, err;
 
-	if (s->node >= 0 && numa_available() >= 0 && numa_num_configured_nodes() > 1)
+	if (s->node >= 0 && numa_available() >= 0 && numa_num_configured_nodes() > 1) {
 		numa_set_preferred(s->node);
+		/* one file: the main thread opened the writer; its buffers come to this node */
+		if (!s->out_fds)
+			writer__bind_node(s->writer, s->node);
+	}
 	err = stream__open_compressors(s);
 	if (err || !s->out_fds)
 		return err;

@@ -52,6 +52,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <numaif.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -908,6 +909,34 @@ int writer__set_realtime(struct writer *w, int prio)
 	if (!w || !w->aio)
 		return 0;
 	return -pthread_setschedparam(w->aio->thread, SCHED_FIFO, &sp);
+}
+
+/* Move [buf, buf + len) to node, and keep it there while it has room. */
+static int buf__to_node(void *buf, size_t len, int node)
+{
+	unsigned long mask[16] = { 0 };
+
+	if (node < 0 || node >= (int)(sizeof(mask) * 8))
+		return -EINVAL;
+	mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
+	if (mbind(buf, len, MPOL_PREFERRED, mask, sizeof(mask) * 8, MPOL_MF_MOVE) < 0)
+		return -errno;
+	return 0;
+}
+
+int writer__bind_node(struct writer *w, int node)
+{
+	int i, err = 0;
+
+	if (!w || !w->ops || w->ops == &mmap_ops || !w->buf)
+		return 0;
+	if (!w->aio)
+		return buf__to_node(w->buf, w->buf_size, node);
+	/* the aio thread is idle: every slot was reaped by the flush */
+	err = writer__flush(w);
+	for (i = 0; !err && i < w->aio->nr; i++)
+		err = buf__to_node(w->aio->slots[i].buf, w->buf_size, node);
+	return err;
 }
 
 void writer__close(struct writer *w)

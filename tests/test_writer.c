@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <numaif.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -722,6 +723,73 @@ static void test_full_disk_shared(void **state)
 	close(fb);
 }
 
+/* The mode of the policy on the page at p (MPOL_DEFAULT: none of its own). */
+static int page_policy(void *p)
+{
+	int mode = -1;
+
+	assert_int_equal(get_mempolicy(&mode, NULL, 0, p, MPOL_F_ADDR), 0);
+	return mode;
+}
+
+/*
+ * writer__bind_node(): a writer opened on one thread for a streaming thread
+ * of a node gets its buffers preferred on that node (node 0 here), data
+ * staged before the move intact.
+ */
+static void test_bind_node(void **state)
+{
+	struct tdir *d = *state;
+	unsigned char *src = pattern_buf(0, 8192), *big, *file;
+	struct writer w;
+	size_t len;
+	int fd, i, node = -1;
+
+	fd = open_file(d, "bind", O_RDWR);
+	assert_int_equal(writer__open_size(&w, WRITER_WRITE, fd, 0, 65536), 0);
+	assert_int_equal(writer__write(&w, src, 4096), 0);
+	assert_int_equal(page_policy(w.buf), MPOL_DEFAULT);
+	assert_int_equal(writer__bind_node(&w, 0), 0);
+	assert_int_equal(page_policy(w.buf), MPOL_PREFERRED);
+	assert_int_equal(page_policy(w.buf + 65536 - 1), MPOL_PREFERRED);
+	assert_int_equal(get_mempolicy(&node, NULL, 0, w.buf, MPOL_F_NODE | MPOL_F_ADDR), 0);
+	assert_int_equal(node, 0);
+	assert_int_equal(writer__bind_node(&w, -1), -EINVAL);
+	assert_int_equal(writer__write(&w, src + 4096, 4096), 0);
+	writer__close(&w);
+	file = slurp(fd, &len);
+	assert_int_equal(len, 8192);
+	assert_memory_equal(file, src, len);
+	free(file);
+	close(fd);
+
+	/* aio: each slot in turn becomes the buffer being filled */
+	big = pattern_buf(1, 4 * 65536);
+	fd = open_file(d, "bind_aio", O_RDWR);
+	assert_int_equal(writer__open_aio(&w, fd, 0, 65536, 2), 0);
+	assert_int_equal(writer__write(&w, big, 8192), 0);
+	assert_int_equal(writer__bind_node(&w, 0), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(page_policy(w.buf), MPOL_PREFERRED);
+		assert_int_equal(writer__write(&w, big + 8192 + 65536 * (size_t)i,
+					       i < 3 ? 65536 : 65536 - 8192), 0);
+	}
+	writer__close(&w);
+	file = slurp(fd, &len);
+	assert_int_equal(len, 4 * 65536);
+	assert_memory_equal(file, big, len);
+	free(file);
+	free(big);
+	close(fd);
+
+	fd = open_file(d, "bind_mmap", O_RDWR);
+	assert_int_equal(writer__open_size(&w, WRITER_MMAP, fd, 0, 65536), 0);
+	assert_int_equal(writer__bind_node(&w, 0), 0);	/* page cache: nothing to move */
+	writer__close(&w);
+	close(fd);
+	free(src);
+}
+
 /* writev on a full disk: -ENOSPC, what reached the file counted, the file cut there. */
 static void test_writev_full_disk(void **state)
 {
@@ -1070,6 +1138,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_short_write_then_error, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_disk, setup_tmpfs, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_disk_shared, setup_tmpfs, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_bind_node, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_stream_aio, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_aio_short_write_then_error, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_aio_flush, setup_dir, teardown_dir),

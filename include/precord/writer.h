@@ -68,7 +68,7 @@ struct writer {
 	/* WRITER_MMAP: buf maps file [map_off, map_off + buf_size). */
 	u64			map_off;
 	u64			alloc_end;	/* file space reserved up to here */
-	u64			alloc_step;	/* reserve this much at a time; halved on ENOSPC */
+	u64			alloc_step;	/* reserve this much at a time; a page after ENOSPC */
 	/* WRITER_AIO: the buffers, the queue and the writer thread. */
 	struct writer_aio	*aio;
 	int			aio_nr;		/* writes in flight at most */
@@ -132,6 +132,13 @@ void writer__prealloc(struct writer *w, u64 step);
  * that). 0, or -errno (EPERM); nothing to do for other writers.
  */
 int writer__set_realtime(struct writer *w, int prio);
+/*
+ * Move the staging buffers (WRITER_WRITE's, WRITER_AIO's slots) to NUMA
+ * node `node`, preferred there from now on: a writer opened by the main
+ * thread for a streaming thread of that node (one-file mode). WRITER_AIO is
+ * flushed first. 0 or -errno; nothing to do for WRITER_MMAP.
+ */
+int writer__bind_node(struct writer *w, int node);
 /* 0 or -errno (-ENOSPC on a full disk); after an error every call fails. */
 int writer__write(struct writer *w, const void *buf, size_t len);
 /*
