@@ -1462,7 +1462,8 @@ static void *mpart__thread(void *arg)
 	struct mpart *p = arg;
 	struct merge *m = &p->m;
 
-	p->ret = writer__open_size(&m->w, WRITER_WRITE, m->fd, p->offset, MERGE_WRITE_BUF);
+	/* a part that fails leaves the others' output in place (the journal counts on it) */
+	p->ret = writer__open_region(&m->w, m->fd, p->offset, p->size, MERGE_WRITE_BUF);
 	if (!p->ret)
 		p->ret = merge__kernel_records(m);
 	if (!p->ret)

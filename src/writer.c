@@ -99,7 +99,7 @@ static int writer__fail(struct writer *w, int err)
 	if (w->error)
 		return w->error;
 	w->error = err;
-	if (!w->pipe)
+	if (!w->pipe && !w->region_end)
 		writer__cut(w);
 	return err;
 }
@@ -784,6 +784,15 @@ int writer__open(struct writer *w, enum writer_kind kind, int fd, u64 offset)
 int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr)
 {
 	return writer__open_nr(w, WRITER_AIO, fd, offset, size, nr);
+}
+
+int writer__open_region(struct writer *w, int fd, u64 offset, u64 len, size_t size)
+{
+	int err = writer__open_size(w, WRITER_WRITE, fd, offset, size);
+
+	if (!err)
+		w->region_end = offset + len;
+	return err;
 }
 
 int writer__write(struct writer *w, const void *buf, size_t len)

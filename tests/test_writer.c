@@ -621,6 +621,42 @@ static void test_short_write_then_error(void **state)
 	close(fd);
 }
 
+/*
+ * A region writer (a part of a parallel merge) that fails half-way leaves
+ * the file as it was around it: what lies past its region stays.
+ */
+static void test_region_error_keeps_file(void **state)
+{
+	struct tdir *d = *state;
+	unsigned char *src = pattern_buf(0, 3 * 8192), *file;
+	struct rlimit old, lim = { .rlim_cur = 12000 };
+	struct writer w;
+	size_t len;
+	int fd = open_file(d, "region", O_RDWR), err;
+
+	assert_int_equal(pwrite(fd, src, 3 * 8192, 0), 3 * 8192);
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	/* the middle region again: its write crosses the limit at 12000 */
+	assert_int_equal(writer__open_region(&w, fd, 8192, 8192, 4096), 0);
+	err = writer__write(&w, src + 8192, 8192);
+	if (!err)
+		err = writer__flush(&w);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_equal(err, -EFBIG);
+	writer__close(&w);
+
+	file = slurp(fd, &len);
+	assert_int_equal(len, 3 * 8192);
+	assert_memory_equal(file, src, len);
+	free(file);
+	free(src);
+	close(fd);
+}
+
 static void full_disk_case_nr(const struct tdir *d, enum writer_kind kind,
 			      size_t size, int nr)
 {
@@ -1139,6 +1175,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_disk, setup_tmpfs, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_disk_shared, setup_tmpfs, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_bind_node, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_region_error_keeps_file, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_stream_aio, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_aio_short_write_then_error, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_aio_flush, setup_dir, teardown_dir),

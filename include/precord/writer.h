@@ -61,7 +61,7 @@ struct writer {
 	 * a buffer, possibly inside a call, until flushed), so when callers
 	 * write whole records the file holds whole records. After an error the
 	 * file is cut back to open offset + written where possible (a full
-	 * disk leaves no half record behind).
+	 * disk leaves no half record behind), but for a region writer's.
 	 */
 	u64			written;
 	bool			pipe;		/* fd not seekable: write(2), no cut back */
@@ -72,6 +72,8 @@ struct writer {
 	/* WRITER_AIO: the buffers, the queue and the writer thread. */
 	struct writer_aio	*aio;
 	int			aio_nr;		/* writes in flight at most */
+	/* writer__open_region(): where the region ends; the file is never cut. */
+	u64			region_end;
 	/* WRITER_WRITE, WRITER_AIO (its thread's copy): space reserved ahead (writer__prealloc()). */
 	struct writer_prealloc {
 		u64		end;		/* reserved up to here */
@@ -112,6 +114,13 @@ int writer__open_size(struct writer *w, enum writer_kind kind, int fd,
  * call that finds them (a later write, or flush), then sticky.
  */
 int writer__open_aio(struct writer *w, int fd, u64 offset, size_t size, int nr);
+/*
+ * WRITER_WRITE of [offset, offset + len) of a file that other writers fill
+ * around it (a part of a parallel merge): an error does not cut the file
+ * to what this writer wrote, which would drop what the others wrote past
+ * it. 0 or -errno.
+ */
+int writer__open_region(struct writer *w, int fd, u64 offset, u64 len, size_t size);
 /*
  * WRITER_WRITE and WRITER_AIO on a regular file that only this writer
  * extends (a perf directory's data.N, a one-thread recording's output):
