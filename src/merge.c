@@ -109,6 +109,9 @@
 #include <linux/falloc.h>
 
 #include "precord/merge.h"
+#include "precord/tracefs.h"
+#include "precord/evlist.h"
+#include "precord/evsel.h"
 #include "precord/header.h"
 #include "precord/compress.h"
 #include "precord/writer.h"
@@ -2232,6 +2235,55 @@ static int merge__data_section(struct merge *m)
 	return 0;
 }
 
+/*
+ * A killed perf record file of tracepoints has no TRACING_DATA, without
+ * which perf will not read it: the formats of its tracepoints from this
+ * machine's tracefs (by id: right where it was recorded, since boot),
+ * told as a warning. 0, or -ENOMEM; a tracefs that cannot give them
+ * leaves the file without (also told).
+ */
+static int merge__local_tracing(struct merge *m)
+{
+	struct evlist *evlist;
+	char *buf = NULL;
+	ssize_t len = 0;
+	int i, err = 0;
+
+	for (i = 0; i < m->attrs.nr; i++)
+		if (m->attrs.entries[i].attr.type == PERF_TYPE_TRACEPOINT)
+			break;
+	if (i == m->attrs.nr)
+		return 0;
+	evlist = evlist__new();
+	if (!evlist)
+		return -ENOMEM;
+	for (i = 0; !err && i < m->attrs.nr; i++) {
+		struct evsel *evsel = evsel__new(&m->attrs.entries[i].attr, NULL);
+
+		err = evsel ? evlist__add(evlist, evsel) : -ENOMEM;
+		if (err)
+			evsel__delete(evsel);
+	}
+	if (!err)
+		len = tracefs__tracing_data(evlist, &buf);
+	evlist__delete(evlist);
+	if (err)
+		return err;
+	if (len <= 0) {
+		m->stats->tracing = MERGE_TRACING_NONE;
+		return len == -ENOMEM ? -ENOMEM : 0;
+	}
+	if (!m->feats)
+		m->feats = calloc(HEADER_FEAT_BITS, sizeof(*m->feats));
+	if (!m->feats) {
+		free(buf);
+		return -ENOMEM;
+	}
+	m->feats[m->nr_feats++] = (struct header_payload){ HEADER_TRACING_DATA, buf, (u64)len };
+	m->stats->tracing = MERGE_TRACING_LOCAL;
+	return 0;
+}
+
 static int merge__open_data(struct merge *m)
 {
 	char path[PATH_MAX], why[PATH_MAX + 64];
@@ -2266,6 +2318,8 @@ static int merge__open_data(struct merge *m)
 		else if (err == -ENOENT)
 			err = 0;
 	}
+	if (!err && m->single && m->data_unfinished && !m->nr_feats)
+		err = merge__local_tracing(m);
 	close(fd);
 	if (!err)
 		err = merge__check_feats(m);
@@ -2912,6 +2966,13 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (msg[0])
 		fprintf(stderr, "precord: warning: %s\n", msg);
+	if (st.tracing == MERGE_TRACING_LOCAL)
+		fprintf(stderr, "precord: warning: %s had no tracing data: the formats of its "
+			"tracepoints come from this machine's tracefs, right only where and since "
+			"the boot it was recorded\n", a.dir);
+	else if (st.tracing == MERGE_TRACING_NONE)
+		fprintf(stderr, "precord: warning: %s has no tracing data and this machine's "
+			"tracefs does not know its tracepoints: perf will not read them\n", a.dir);
 	if (!a.opts.quiet)
 		merge__summary(out, &st);
 	return 0;

@@ -29,6 +29,7 @@
 #include "precord/header.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
+#include "precord/tracefs.h"
 #include "precord/compress.h"
 
 #define HDR		sizeof(struct perf_event_header)
@@ -978,6 +979,62 @@ static void test_single_file_ahead(void **state)
 	assert_int_equal(merge__dir(f->out, f->out, NULL, &st, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "is a finished perf.data file"));
 	free(b.p);
+}
+
+/* perf record's killed file (data size 0, no table) of one tracepoint event, id `id`. */
+static void check_single_tracepoint(struct fixture *f, int id, int want_tracing)
+{
+	u64 bits = 1ULL << HEADER_HOSTNAME;
+	struct rbuf b = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	char path[256], err[512];
+	int i, fd;
+
+	f->evsel[0].attr.type = PERF_TYPE_TRACEPOINT;
+	f->evsel[0].attr.config = (u64)id;
+	write_data_file(f, false);
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &bits, 8, offsetof(struct perf_file_header, adds_features)), 8);
+	for (i = 0; i < 4; i++)
+		put_sample(&b, 11, 10 + (u64)i, (u64)i);
+	assert_true(lseek(fd, 0, SEEK_END) > 0);
+	assert_int_equal(write(fd, b.p, b.len), (ssize_t)b.len);
+	close(fd);
+
+	assert_int_equal(merge__dir(path, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.samples, 4);
+	assert_int_equal(st.tracing, want_tracing);
+	outfile__load(&o, f->out);
+	assert_int_equal(o.nr_feats, want_tracing == MERGE_TRACING_LOCAL ? 1 : 0);
+	if (o.nr_feats) {
+		assert_int_equal(o.feats[0].feat, HEADER_TRACING_DATA);
+		assert_true(o.feats[0].size > 100);
+		assert_memory_equal((const u8 *)o.feats[0].data + 3, "tracing", 7);
+	}
+	outfile__free(&o);
+	free(b.p);
+}
+
+/*
+ * A killed perf record file of tracepoints has no TRACING_DATA: the merge
+ * takes it from this machine's tracefs, by the event's id, and says so; an
+ * id tracefs does not know leaves it out (said too).
+ */
+static void test_single_tracepoint(void **state)
+{
+	struct fixture *f = *state;
+	int id = tracefs__event_id("raw_syscalls", "sys_enter");
+
+	check_single_tracepoint(f, 0x7ffffff0, MERGE_TRACING_NONE);
+	if (id < 0) {
+		print_message("no tracefs here (%s); the local formats are not checked\n",
+			      strerror(-id));
+		return;
+	}
+	check_single_tracepoint(f, id, MERGE_TRACING_LOCAL);
 }
 
 /* Bytes of kernel records between FINISHED_ROUNDs, at most. */
@@ -1957,6 +2014,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unfinished_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_file_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_tracepoint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inversion_within_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),

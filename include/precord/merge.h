@@ -79,6 +79,8 @@ struct merge_stats {
 	bool	resumed;	/* finished a merge that was killed half-way (dir/merge.journal) */
 	bool	single;		/* dir was a perf.data file a killed recorder left: repaired */
 	int	nr_feats;	/* feature sections the output got (single: from those written ahead) */
+	/* single, perf's file of tracepoints: where its TRACING_DATA came from */
+	enum { MERGE_TRACING_FILE, MERGE_TRACING_LOCAL, MERGE_TRACING_NONE } tracing;
 };
 
 /*

@@ -130,6 +130,18 @@ perf_clean "$T/pk.ms" "$T/pk.ms.err" -- script -F comm,tid -i "$T/pk.data"
 n=$(wc -l <"$T/pk.ms")
 [ "$n" -gt 100 ] || fail "killed perf file: only $n samples"
 note "killed perf record file, finished in place: $n samples"
+# Of tracepoints: perf wrote no tracing data yet; the formats come from
+# this machine's tracefs, said in a warning, and perf reads every sample.
+perf record -e raw_syscalls:sys_enter -o "$T/pkt.data" -- dd if=/dev/zero of=/dev/null bs=64 count=20000000 status=none >/dev/null 2>&1 &
+kill_at_size "$T/pkt.data" 204800 $!
+"$PRECORD" merge "$T/pkt.data" 2>"$T/pkt.merge" || { cat "$T/pkt.merge"; fail "killed perf file of tracepoints: precord merge failed"; }
+grep -q "warning: .* had no tracing data: the formats of its tracepoints come from this machine's tracefs" "$T/pkt.merge" ||
+	{ cat "$T/pkt.merge"; fail "killed perf file of tracepoints: no warning about the tracing data"; }
+perf_clean "$T/pkt.ms" "$T/pkt.ms.err" -- script -F event -i "$T/pkt.data"
+want=$(sed -n 's/.*Finished .*: [0-9]* records, \([0-9]*\) samples.*/\1/p' "$T/pkt.merge")
+[ "${want:-0}" -gt 0 ] && [ "$(grep -c 'raw_syscalls:sys_enter' "$T/pkt.ms")" -eq "$want" ] ||
+	fail "killed perf file of tracepoints: perf script names $(grep -c 'raw_syscalls:sys_enter' "$T/pkt.ms") of $want samples"
+note "killed perf record file of tracepoints, finished with this machine's formats: $want samples"
 
 "$PRECORD" --no-threads -F 4000 -g -o "$T/nk.data" -- "$MATMUL" -t 2 -n 300 -r 2000 >/dev/null 2>&1 &
 kill_at_size "$T/nk.data" 204800 $!
