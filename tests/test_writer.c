@@ -628,10 +628,9 @@ static void test_short_write_then_error(void **state)
 static void test_region_error_keeps_file(void **state)
 {
 	struct tdir *d = *state;
-	unsigned char *src = pattern_buf(0, 3 * 8192), *file;
+	unsigned char *src = pattern_buf(0, 3 * 8192);
 	struct rlimit old, lim = { .rlim_cur = 12000 };
 	struct writer w;
-	size_t len;
 	int fd = open_file(d, "region", O_RDWR), err;
 
 	assert_int_equal(pwrite(fd, src, 3 * 8192, 0), 3 * 8192);
@@ -649,10 +648,7 @@ static void test_region_error_keeps_file(void **state)
 	assert_int_equal(err, -EFBIG);
 	writer__close(&w);
 
-	file = slurp(fd, &len);
-	assert_int_equal(len, 3 * 8192);
-	assert_memory_equal(file, src, len);
-	free(file);
+	assert_file_holds(fd, src, 3 * 8192);
 	free(src);
 	close(fd);
 }
@@ -776,9 +772,8 @@ static int page_policy(void *p)
 static void test_bind_node(void **state)
 {
 	struct tdir *d = *state;
-	unsigned char *src = pattern_buf(0, 8192), *big, *file;
+	unsigned char *src = pattern_buf(0, 8192), *big;
 	struct writer w;
-	size_t len;
 	int fd, i, node = -1;
 
 	fd = open_file(d, "bind", O_RDWR);
@@ -793,10 +788,7 @@ static void test_bind_node(void **state)
 	assert_int_equal(writer__bind_node(&w, -1), -EINVAL);
 	assert_int_equal(writer__write(&w, src + 4096, 4096), 0);
 	writer__close(&w);
-	file = slurp(fd, &len);
-	assert_int_equal(len, 8192);
-	assert_memory_equal(file, src, len);
-	free(file);
+	assert_file_holds(fd, src, 8192);
 	close(fd);
 
 	/* aio: each slot in turn becomes the buffer being filled */
@@ -811,10 +803,7 @@ static void test_bind_node(void **state)
 					       i < 3 ? 65536 : 65536 - 8192), 0);
 	}
 	writer__close(&w);
-	file = slurp(fd, &len);
-	assert_int_equal(len, 4 * 65536);
-	assert_memory_equal(file, big, len);
-	free(file);
+	assert_file_holds(fd, big, 4 * 65536);
 	free(big);
 	close(fd);
 
