@@ -140,6 +140,16 @@ if [ "$NODES" -le 1 ]; then
 	[ "${want:-0}" -gt 0 ] && [ "$(grep -c 'raw_syscalls:sys_enter' "$T/kt.script")" -eq "$want" ] ||
 		{ cat "$T/kt.sum"; fail "SIGKILL, tracepoint: perf script reads $(wc -l <"$T/kt.script") of $want samples"; }
 	note "SIGKILL, tracepoint, one thread: precord merge FILE finished it; perf script reads all $want samples"
+
+	# -z: perf decompresses only with the COMPRESSED feature, which again
+	# only the finished file has.
+	record_killed -z -a -F 2000 -o "$T/kz.data"
+	"$PRECORD" merge "$T/kz.data" 2>"$T/kz.sum" || { cat "$T/kz.sum"; fail "SIGKILL, -z: precord merge FILE failed"; }
+	perf_clean "$T/kz.script" "$T/kz.err" -- script -F tid -i "$T/kz.data"
+	want=$(sed -n 's/.*Finished .*: [0-9]* records, \([0-9]*\) samples.*/\1/p' "$T/kz.sum")
+	[ "${want:-0}" -gt 0 ] && [ "$(wc -l <"$T/kz.script")" -eq "$want" ] ||
+		{ cat "$T/kz.sum"; fail "SIGKILL, -z: perf script reads $(wc -l <"$T/kz.script") of $want samples"; }
+	note "SIGKILL, -z, one thread: precord merge FILE finished it; perf script reads all $want samples"
 fi
 
 # 4. SIGINT during a heavy recording finishes a valid file. Its merge
