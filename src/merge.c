@@ -79,7 +79,9 @@
  * (an mmap writer's unused, zeroed tail) ends that stream at the last whole
  * record; the first such cut is described in the message buffer and counted
  * in the stats. A `data` whose header was never finished (data size 0, no
- * feature table) is read to its end, and the merged file has no features.
+ * feature table) is read to its end, and the merged file has no features,
+ * but for a single file's: those precord wrote ahead of its data, or for
+ * perf's of tracepoints, their TRACING_DATA from this machine's tracefs.
  * AUX area data (PERF_RECORD_AUXTRACE, whose payload lies outside
  * header.size, and HEADER_AUXTRACE's file offsets) is refused.
  *
