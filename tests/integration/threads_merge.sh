@@ -87,6 +87,20 @@ record_killed() {
 	pkill -f "$MATMUL -t 2 -n 400 -r 400" 2>/dev/null
 }
 
+# finish_killed LABEL FILE FIELD PATTERN: precord merge FILE finishes it in
+# place, and perf script -F FIELD prints a line matching PATTERN for every
+# sample the summary counts.
+finish_killed() {
+	local label=$1 f=$2 field=$3 pat=$4 want n
+	"$PRECORD" merge "$f" 2>"$f.sum" || { cat "$f.sum"; fail "$label: precord merge FILE failed"; }
+	perf_clean "$f.script" "$f.err" -- script -F "$field" -i "$f"
+	want=$(sed -n 's/.*Finished .*: [0-9]* records, \([0-9]*\) samples.*/\1/p' "$f.sum")
+	n=$(grep -c -- "$pat" "$f.script")
+	[ "${want:-0}" -gt 0 ] && [ "$n" -eq "$want" ] ||
+		{ cat "$f.sum"; fail "$label: perf script reads $n of $want samples"; }
+	note "$label: precord merge FILE finished it; perf script reads all $want samples"
+}
+
 # 3. SIGKILL: the staging directory stays, and precord merge saves it.
 record_killed --threads=cpu -a -F 2000 -o "$T/k.data"
 [ -d "$T/k.data.staging" ] || fail "SIGKILL: no staging directory left"
@@ -134,22 +148,12 @@ if [ "$NODES" -le 1 ]; then
 	pid=$!
 	sleep 1.5
 	kill -KILL $pid; wait $pid 2>/dev/null
-	"$PRECORD" merge "$T/kt.data" 2>"$T/kt.sum" || { cat "$T/kt.sum"; fail "SIGKILL, tracepoint: precord merge FILE failed"; }
-	perf_clean "$T/kt.script" "$T/kt.err" -- script -F event -i "$T/kt.data"
-	want=$(sed -n 's/.*Finished .*: [0-9]* records, \([0-9]*\) samples.*/\1/p' "$T/kt.sum")
-	[ "${want:-0}" -gt 0 ] && [ "$(grep -c 'raw_syscalls:sys_enter' "$T/kt.script")" -eq "$want" ] ||
-		{ cat "$T/kt.sum"; fail "SIGKILL, tracepoint: perf script reads $(wc -l <"$T/kt.script") of $want samples"; }
-	note "SIGKILL, tracepoint, one thread: precord merge FILE finished it; perf script reads all $want samples"
+	finish_killed "SIGKILL, tracepoint, one thread" "$T/kt.data" event 'raw_syscalls:sys_enter'
 
 	# -z: perf decompresses only with the COMPRESSED feature, which again
 	# only the finished file has.
 	record_killed -z -a -F 2000 -o "$T/kz.data"
-	"$PRECORD" merge "$T/kz.data" 2>"$T/kz.sum" || { cat "$T/kz.sum"; fail "SIGKILL, -z: precord merge FILE failed"; }
-	perf_clean "$T/kz.script" "$T/kz.err" -- script -F tid -i "$T/kz.data"
-	want=$(sed -n 's/.*Finished .*: [0-9]* records, \([0-9]*\) samples.*/\1/p' "$T/kz.sum")
-	[ "${want:-0}" -gt 0 ] && [ "$(wc -l <"$T/kz.script")" -eq "$want" ] ||
-		{ cat "$T/kz.sum"; fail "SIGKILL, -z: perf script reads $(wc -l <"$T/kz.script") of $want samples"; }
-	note "SIGKILL, -z, one thread: precord merge FILE finished it; perf script reads all $want samples"
+	finish_killed "SIGKILL, -z, one thread" "$T/kz.data" tid .
 fi
 
 # 4. SIGINT during a heavy recording finishes a valid file. Its merge
