@@ -2142,7 +2142,7 @@ static int merge__data_records(struct merge *m)
 			return ret;
 		m->stats->data_records++;
 		/* a single file's samples are here: their times make its SAMPLE_TIME */
-		merge__count(m, wrec__data(s, &r), mclock__time(&m->clock, wrec__data(s, &r)));
+		merge__count(m, wrec__data(s, &r), r.time);
 	}
 	return ret;
 }
