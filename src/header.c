@@ -1277,27 +1277,49 @@ static bool data_offset__valid(int fd, const struct evlist *evlist, u64 data_off
 	       head.data_offset == data_offset;
 }
 
-int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_size,
-		      const struct header_env *env)
+/*
+ * Every wanted feature with env, the table at table_off and the payloads
+ * after it: feats__write() for an evlist. *end: past the last payload;
+ * *began: whether the machine could be read (uname, topology), so that
+ * writing was tried.
+ */
+static int feats__write_env(int fd, struct evlist *evlist, const struct header_env *env,
+			    u64 table_off, u64 *features, int *tracing_err, u64 *end,
+			    bool *began)
 {
 	static const struct header_env defaults;
 	struct feat_payload pay[HEADER_LAST_FEATURE];
-	u64 features[HEADER_FEAT_BITS / 64] = { 0 }, end;
-	struct perf_file_header hdr;
 	struct topology *owned;
 	struct feat_ctx ctx;
-	int nr_pay, err, tracing_err = 0;
+	int nr_pay, err;
+
+	*tracing_err = 0;
+	err = feat_ctx__init(&ctx, evlist, env ? env : &defaults, &owned);
+	*began = !err;
+	if (!err) {
+		nr_pay = feats__collect(&ctx, pay);
+		err = feats__write(fd, &ctx, pay, nr_pay, table_off, features, tracing_err, end);
+		feats__release(pay, nr_pay);
+	}
+	topology__delete(owned);
+	return err;
+}
+
+int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_size,
+		      const struct header_env *env)
+{
+	u64 features[HEADER_FEAT_BITS / 64] = { 0 }, end;
+	struct perf_file_header hdr;
+	int err, tracing_err;
+	bool began;
 	ssize_t ret;
 
 	if (!data_offset__valid(fd, evlist, data_offset))
 		return -EINVAL;
-	err = feat_ctx__init(&ctx, evlist, env ? env : &defaults, &owned);
-	if (err)
-		goto out_topology;
-	nr_pay = feats__collect(&ctx, pay);
-	err = feats__write(fd, &ctx, pay, nr_pay, data_offset + data_size, features,
-			   &tracing_err, &end);
-	feats__release(pay, nr_pay);
+	err = feats__write_env(fd, evlist, env, data_offset + data_size, features,
+			       &tracing_err, &end, &began);
+	if (!began)
+		return err;
 	/*
 	 * Features that could not be written (a full disk) are all dropped,
 	 * but the data size still goes in, so the data stays readable.
@@ -1308,35 +1330,24 @@ int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_s
 	ret = pwrite_all(fd, &hdr, sizeof(hdr), 0);
 	if (!err)
 		err = ret ? (int)ret : tracing_err;
-out_topology:
-	topology__delete(owned);
 	return err;
 }
 
 int header__write_start_ahead(int fd, struct evlist *evlist, const struct header_env *env,
 			      u64 *data_offset)
 {
-	static const struct header_env defaults;
-	struct feat_payload pay[HEADER_LAST_FEATURE];
 	struct ahead_head head = { .magic = AHEAD_MAGIC };
-	u64 plain, end = 0;
 	struct perf_file_header hdr;
-	struct topology *owned;
-	struct feat_ctx ctx;
-	int nr_pay, err, tracing_err;
+	u64 plain, end = 0;
+	int err, tracing_err;
+	bool began;
 
 	err = header__write_start(fd, evlist, &plain);
+	if (!err)
+		err = feats__write_env(fd, evlist, env, plain + sizeof(head), head.features,
+				       &tracing_err, &end, &began);
 	if (err)
 		return err;
-	err = feat_ctx__init(&ctx, evlist, env ? env : &defaults, &owned);
-	if (err)
-		goto out_topology;
-	nr_pay = feats__collect(&ctx, pay);
-	err = feats__write(fd, &ctx, pay, nr_pay, plain + sizeof(head), head.features,
-			   &tracing_err, &end);
-	feats__release(pay, nr_pay);
-	if (err)
-		goto out_topology;
 	/* the data's records stay 8-byte aligned in the file, as perf's are */
 	head.data_offset = (end + 7) & ~7ULL;
 	err = (int)pwrite_all(fd, &head, sizeof(head), plain);
@@ -1346,8 +1357,6 @@ int header__write_start_ahead(int fd, struct evlist *evlist, const struct header
 	}
 	if (!err)
 		*data_offset = head.data_offset;
-out_topology:
-	topology__delete(owned);
 	return err;
 }
 
