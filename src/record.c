@@ -50,6 +50,7 @@
 #include "precord/compress.h"
 #include "precord/report.h"
 #include "precord/control.h"
+#include "precord/output.h"
 #include "wq.h"
 
 #define EXIT_USAGE	129
@@ -90,6 +91,7 @@ struct record {
 	 * output itself in perf's serial layout; nothing to merge.
 	 */
 	bool			one_thread;
+	bool			device;		/* -o names a device: written into, one file */
 	char			staging[PATH_MAX];	/* "<output>.staging" */
 	char			data_path[PATH_MAX];	/* the file out_fd writes */
 	struct merge_stats	merged;
@@ -514,42 +516,21 @@ static int record__mmap(struct record *rec)
 
 /* ---- output -------------------------------------------------------------- */
 
-/* Remove a staging directory: its data and data.N files, then itself. */
+/* Remove a staging directory of ours: its data and data.N files, then itself. */
 static void remove_staging(const char *dir)
 {
-	char path[PATH_MAX];
-	int i;
-
-	snprintf(path, sizeof(path), "%s/data", dir);
-	unlink(path);
-	for (i = 0;; i++) {
-		snprintf(path, sizeof(path), "%s/data.%d", dir, i);
-		if (unlink(path) < 0 && errno == ENOENT)
-			break;
-	}
-	rmdir(dir);
+	output__remove_dir(dir);
 }
 
-/* An existing non-empty output (file, or directory from --no-merge) becomes FILE.old. */
+/* What was at the output path goes aside as FILE.old where perf would move it. */
 static int record__keep_old(struct record *rec)
 {
-	struct stat st;
-	char old[PATH_MAX];
+	char msg[2 * PATH_MAX + 128];
+	int err = output__keep_old(rec->path, msg, sizeof(msg));
 
-	if (stat(rec->path, &st) || (S_ISREG(st.st_mode) && !st.st_size))
-		return 0;
-	snprintf(old, sizeof(old), "%s.old", rec->path);
-	/* An older --no-merge directory: its data and data.N files go (nothing else). */
-	if (S_ISDIR(st.st_mode) && !stat(old, &st) && S_ISDIR(st.st_mode))
-		remove_staging(old);
-	if (rename(rec->path, old) < 0) {
-		int err = -errno;
-
-		fprintf(stderr, "precord: cannot keep the old '%s' as '%s': %s\n",
-			rec->path, old, strerror(errno));
-		return err;
-	}
-	return 0;
+	if (err)
+		fprintf(stderr, "precord: %s\n", msg);
+	return err;
 }
 
 /*
@@ -567,7 +548,12 @@ static int record__make_staging(struct record *rec)
 	if (mkdir(rec->staging, 0700) < 0) {
 		int err = -errno;
 
-		if (errno == EEXIST)
+		struct stat st;
+
+		if (errno == EEXIST && (lstat(rec->staging, &st) || !S_ISDIR(st.st_mode)))
+			fprintf(stderr, "precord: '%s' is in the way of the staging directory: "
+				"remove it, or choose another output with -o\n", rec->staging);
+		else if (errno == EEXIST)
 			fprintf(stderr, "precord: '%s' is left from an earlier recording: turn it into "
 				"a perf.data with 'precord merge %s', or remove it\n",
 				rec->staging, rec->staging);
@@ -584,8 +570,20 @@ static int record__make_staging(struct record *rec)
 
 static int record__open_output(struct record *rec)
 {
+	char msg[PATH_MAX + 128];
 	int err;
 
+	if (rec->device) {
+		/* written into, as perf does: never moved, cut or removed */
+		snprintf(rec->data_path, sizeof(rec->data_path), "%s", rec->path);
+		rec->out_fd = open(rec->data_path, O_RDWR | O_CLOEXEC);
+		if (rec->out_fd < 0) {
+			err = -errno;
+			fprintf(stderr, "precord: cannot open '%s': %s\n", rec->path, strerror(errno));
+			return err;
+		}
+		return 0;
+	}
 	if (rec->threaded) {
 		err = record__make_staging(rec);
 		if (err)
@@ -596,11 +594,10 @@ static int record__open_output(struct record *rec)
 			return err;
 		snprintf(rec->data_path, sizeof(rec->data_path), "%s", rec->path);
 	}
-	rec->out_fd = open(rec->data_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	rec->out_fd = output__create(rec->data_path, msg, sizeof(msg));
 	if (rec->out_fd < 0) {
-		err = -errno;
-		fprintf(stderr, "precord: cannot create '%s': %s; choose another place with -o\n",
-			rec->data_path, strerror(errno));
+		err = rec->out_fd;
+		fprintf(stderr, "precord: %s\n", msg);
 		if (rec->threaded)
 			rmdir(rec->staging);
 		return err;
@@ -1047,7 +1044,8 @@ static void record__print_summary(struct record *rec)
 			", no walk: the threads' record index" : "",
 			rec->merged.given_back ? ", their pages reused as merged" : "");
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		file_mb(rec->path), rec->path, (unsigned long long)s->samples);
+		rec->device ? (double)rec->writer.offset / 1048576.0 : file_mb(rec->path),
+		rec->path, (unsigned long long)s->samples);
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)
 		record__print_loss(rec);
 }
@@ -1245,7 +1243,8 @@ static int record__begin_data(struct record *rec)
 	int err;
 
 	rec->synth_bytes = 0;
-	if (rec->threaded) {
+	if (rec->threaded || rec->device) {
+		/* a device reads nothing back: no features ahead of its data */
 		err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
 	} else {
 		struct header_env env;
@@ -1319,7 +1318,7 @@ static void remove_output(const char *path)
 {
 	struct stat st;
 
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		remove_staging(path);
 	else
 		unlink(path);
@@ -1605,8 +1604,11 @@ static int record__finish_last(struct record *rec)
 		rec->path = rec->final_path;
 	} else {
 		err = record__keep_old(rec);
-		if (err)
+		if (err) {
+			fprintf(stderr, "precord: the recording is in '%s': 'precord merge %s -o FILE' "
+				"merges it\n", rec->staging, rec->staging);
 			return err;
+		}
 	}
 	return record__finish_dir(rec, rec->staging, rec->path);
 }
@@ -1630,10 +1632,52 @@ static int record__exit_status(struct record *rec, int err)
 	return 0;
 }
 
+/*
+ * What stands at the output path, before anything is opened: a FIFO (perf's
+ * pipe mode) or a directory that is no recording is refused; a device is
+ * written into in the one-file layout, as perf writes it.
+ */
+static int record__check_output(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+
+	switch (output__kind(rec->path)) {
+	case OUTPUT_FIFO:
+		fprintf(stderr, "precord: '%s' is a FIFO: writing perf's pipe format into it is "
+			"not supported by precord yet; give -o a regular file\n", rec->path);
+		return -EINVAL;
+	case OUTPUT_OTHER:
+		fprintf(stderr, "precord: '%s' is in the way: it is neither a perf.data file nor a "
+			"recording directory; choose another output with -o\n", rec->path);
+		return -EEXIST;
+	case OUTPUT_DEVICE:
+		break;
+	default:
+		return 0;
+	}
+	if (o->switch_output || o->no_merge) {
+		fprintf(stderr, "precord: '%s' is a device: %s writes files next to the output; "
+			"give -o a file name\n", rec->path,
+			o->switch_output ? "--switch-output" : "--no-merge");
+		return -EINVAL;
+	}
+	rec->device = true;
+	rec->threaded = false;
+	if (o->mmap_output && o->verbose)
+		fprintf(stderr, "precord: '%s' is a device: written with write(2), not mapped\n",
+			rec->path);
+	o->mmap_output = false;
+	return 0;
+}
+
 static int record__run(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
 	int err;
+
+	err = record__check_output(rec);
+	if (err)
+		return err;
 
 	/* A --threads spec that cannot be laid out fails before the output is touched. */
 	if (rec->threaded) {
@@ -1833,7 +1877,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		streams__exit(&rec.streams);
 		if (rec.threaded)
 			remove_staging(rec.staging);
-		else
+		else if (!rec.device)
 			unlink(rec.data_path);
 	}
 	/* Unmap and close on the workers too, then let them go. */
