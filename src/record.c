@@ -114,6 +114,7 @@ struct record {
 	char			final_path[PATH_MAX];	/* --switch-output: the last FILE.<timestamp> */
 	bool			stop_requested;	/* "stop" on the control channel */
 	u64			gen_start_bytes;	/* shared.bytes when the current file began */
+	bool			switch_due;	/* the current file was full when its limit was armed */
 
 	int			stop_signal;	/* signal that ended the recording, 0 */
 	int			write_error;	/* -errno from the writer, 0 */
@@ -1061,7 +1062,20 @@ static unsigned int record__mmap_flush(const struct record *rec)
 	return rec->opts.mmap_flush > quarter ? (unsigned int)quarter : rec->opts.mmap_flush;
 }
 
-/* --switch-output=SIZE: the byte count at which the current file is full. */
+/*
+ * --switch-output=SIZE: the byte count at which the current file is full.
+ * The threads write to a new file from the switch on, while this thread
+ * synthesizes into it with no limit armed, so they may be past the limit
+ * when it is armed: then no read of theirs crosses it, none signals, and
+ * each holds its rings for a switch that nobody asked for. So this thread
+ * looks once after arming and asks for the switch itself (switch_due).
+ * The store of switch_at and the load of bytes are SEQ_CST, pairing with
+ * the threads' SEQ_CST add to bytes and load of switch_at in
+ * stream__count_shared(): in this store-then-load pattern on two
+ * variables, at least one side sees the other's write, so a crossing is
+ * seen by the thread or by this check (or both: record__switch() drops a
+ * signal for files already switched).
+ */
 static void record__arm_size(struct record *rec)
 {
 	u64 size = rec->opts.switch_size, at;
@@ -1070,7 +1084,9 @@ static void record__arm_size(struct record *rec)
 		return;
 	at = rec->gen_start_bytes + (size > rec->synth_bytes ? size - rec->synth_bytes : 1);
 	__atomic_store_n(&rec->shared.switch_at, stream_switch_at((unsigned int)rec->gen, at),
-			 __ATOMIC_RELAXED);
+			 __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rec->shared.bytes, __ATOMIC_SEQ_CST) >= at)
+		rec->switch_due = true;
 }
 
 static int record__start_streams(struct record *rec)
@@ -1360,8 +1376,10 @@ static void record__keep_output(struct record *rec, const char *path)
 static int record__switch(struct record *rec)
 {
 	char next[PATH_MAX + 8], done[PATH_MAX + 16], target[PATH_MAX], msg[512] = "";
+	u64 v;
 	int err;
 
+	rec->switch_due = false;
 	snprintf(next, sizeof(next), "%s.next", rec->staging);
 	if (mkdir(next, 0700) < 0) {
 		err = -errno;
@@ -1372,6 +1390,9 @@ static int record__switch(struct record *rec)
 	/* The threads on the next files see no limit until record__arm_size(). */
 	err = streams__switch(&rec->streams, next, rec->opts.overwrite, msg, sizeof(msg));
 	rec->gen_start_bytes = __atomic_load_n(&rec->shared.bytes, __ATOMIC_RELAXED);
+	/* a thread's signal that the files just left were full is answered */
+	if (rec->shared.switch_fd >= 0 && read(rec->shared.switch_fd, &v, sizeof(v)) < 0)
+		v = 0;	/* none was pending */
 	if (err) {
 		fprintf(stderr, "precord: %s; what was written since is in '%s'\n", msg, next);
 		rec->write_error = err;
@@ -1529,8 +1550,10 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	}
 	if (*enable_at)
 		timeout = timeout_until(*enable_at, now, timeout);
-	if (rec->next_switch_ms && now >= rec->next_switch_ms)
+	if (rec->switch_due || (rec->next_switch_ms && now >= rec->next_switch_ms))
 		record__switch(rec);
+	if (rec->switch_due)
+		timeout = 0;	/* the next file was full as it began: switch again */
 	if (rec->next_switch_ms)
 		timeout = timeout_until(rec->next_switch_ms, now_ms(), timeout);
 	if (rec->opts.overwrite && rec->opts.switch_size) {

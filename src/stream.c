@@ -97,7 +97,8 @@ static int stream_sink(void *ctx, const void *data, size_t size)
 /* The byte count at which this thread's current files are full; 0: no limit (yet). */
 static u64 stream__limit(const struct stream *s)
 {
-	u64 v = __atomic_load_n(&s->shared->switch_at, __ATOMIC_RELAXED);
+	/* SEQ_CST: pairs with record__arm_size()'s store, after this thread's add to bytes */
+	u64 v = __atomic_load_n(&s->shared->switch_at, __ATOMIC_SEQ_CST);
 
 	if (v >> STREAM_AT_BITS != (s->files_set & 0xffff))
 		return 0;	/* armed for other files than the ones written now */
@@ -106,9 +107,14 @@ static u64 stream__limit(const struct stream *s)
 
 /*
  * --switch-output=SIZE: the ring read that fills the current file tells the
- * main thread; from then on the thread holds what its rings have (the
- * kernel keeps it) until the switch, so no file exceeds SIZE by more than
- * that one read, at most a ring.
+ * main thread. The thread ends that pass over its rings, then holds what
+ * they have (the kernel keeps it) until the switch, so no file exceeds SIZE
+ * by more than one pass, as with perf record, and every ring has been read
+ * up to about the same moment: what the next file gets is what came after
+ * it, on every CPU. (Holding from the ring that crossed on, the later rings
+ * of a thread would be read only by the passes that crossed nothing: with
+ * files full as they begin, never, and their records would reach a file
+ * far later than the ones around them.)
  */
 static void stream__count_shared(struct stream *s, u64 n)
 {
@@ -117,7 +123,13 @@ static void stream__count_shared(struct stream *s, u64 n)
 
 	if (!sh || !n)
 		return;
-	total = __atomic_add_fetch(&sh->bytes, n, __ATOMIC_RELAXED);
+	/*
+	 * SEQ_CST add, then stream__limit()'s SEQ_CST load: against the main
+	 * thread's store of switch_at then load of bytes (record__arm_size()),
+	 * one of the two sees the other, so a limit already passed when it
+	 * is armed is never missed by both.
+	 */
+	total = __atomic_add_fetch(&sh->bytes, n, __ATOMIC_SEQ_CST);
 	at = stream__limit(s);
 	if (at && total >= at && total - n < at && sh->switch_fd >= 0 &&
 	    write(sh->switch_fd, &one, sizeof(one)) < 0)
@@ -169,16 +181,16 @@ ssize_t stream__drain(struct stream *s)
 	ssize_t total = 0, n;
 	int i, err;
 
+	if (stream__file_full(s)) {
+		s->held = true;	/* until the main thread switches files */
+		return 0;
+	}
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ringbuf *rb = s->rings[i];
 		u64 samples = rb->nr_samples, lrec = rb->nr_lost_records, lost = rb->lost;
 
 		if (!rb->base)
 			continue;	/* --overwrite, a CPU with no forward event */
-		if (stream__file_full(s)) {
-			s->held = true;	/* until the main thread switches files */
-			break;
-		}
 		/* --mmap-flush: leave a ring with less than that, except at the end. */
 		if (s->mmap_flush > 1 && !s->final && ringbuf__pending(rb) < s->mmap_flush)
 			continue;

@@ -348,6 +348,70 @@ static void test_full_file_holds_rings(void **state)
 	fixture__stop(x);
 }
 
+/*
+ * --switch-output=SIZE with two rings on one thread: the pass whose first
+ * ring fills the file still reads the second, so every ring is read up to
+ * about the same moment and none waits for switches that keep finding the
+ * file full.
+ */
+static void test_full_file_ends_the_pass(void **state)
+{
+	struct fixture *x = *state;
+	struct fake second;
+	struct ringbuf *rings[2];
+	struct pollfd pfd;
+	int fds[2], next[2], old[2], i;
+	u64 v;
+
+	fake__init(&x->fwd, false);
+	fake__init(&second, false);
+	rings[0] = &x->fwd.rb;
+	rings[1] = &second.rb;
+	for (i = 0; i < 2; i++) {
+		old[i] = fds[i] = tmp_file();
+		next[i] = tmp_file();
+	}
+	x->sh.switch_at = stream_switch_at(0, 5 * REC_SIZE);
+	x->sh.switch_fd = eventfd(0, EFD_CLOEXEC);
+	x->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	x->ack_fd = eventfd(0, EFD_CLOEXEC);
+	assert_true(x->sh.switch_fd >= 0 && x->notify_fd >= 0 && x->ack_fd >= 0);
+	assert_int_equal(stream__init(&x->s, 0, rings, 2, NULL, 0, x->notify_fd), 0);
+	x->s.write_rounds = false;
+	x->s.writer_kind = WRITER_WRITE;
+	x->s.out_fds = fds;
+	x->s.next_fds = next;
+	x->s.nr_files = 2;
+	x->s.ack_fd = x->ack_fd;
+	x->s.shared = &x->sh;
+	fake__put_many(&x->fwd, 0, 8);		/* the first ring alone fills the file */
+	fake__put_many(&second, 100, 3);
+	assert_int_equal(stream__start(&x->s), 0);
+	pfd.fd = x->sh.switch_fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
+	assert_int_equal(read(x->sh.switch_fd, &v, sizeof(v)), sizeof(v));
+	wait_size(fds[0], 8 * REC_SIZE);
+	wait_size(fds[1], 3 * REC_SIZE);	/* read in the same pass, not held */
+	fake__put_many(&second, 103, 2);
+	usleep(300 * 1000);			/* past the thread's idle timeout */
+	assert_int_equal(stream__request_switch(&x->s, false), 1);
+	wait_acks(x->ack_fd, 1);
+	assert_int_equal(stream__stop(&x->s), 0);
+	assert_numbers(old[0], 0, 8);
+	assert_numbers(old[1], 100, 3);
+	assert_numbers(next[1], 103, 2);	/* held once full: the next file's */
+	stream__exit(&x->s);
+	for (i = 0; i < 2; i++) {
+		close(old[i]);
+		close(next[i]);
+	}
+	close(x->ack_fd);
+	close(x->notify_fd);
+	fake__exit(&x->fwd);
+	fake__exit(&second);
+}
+
 /* A thread that stopped on a write error takes no command and says so. */
 static void test_switch_after_exit(void **state)
 {
@@ -466,6 +530,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_moves_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_reads_backward, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_file_holds_rings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_file_ends_the_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_file_notes_size, setup, teardown),
 	};

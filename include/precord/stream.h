@@ -50,7 +50,10 @@ enum stream_cmd {
  * switch_at packs the limit with the number of the file set it applies to
  * (stream_switch_at()), so one atomic load tells a thread both: a thread
  * that has already moved to the next files ignores the old limit until the
- * main thread arms the new one. Both fields are atomics (relaxed: counts).
+ * main thread arms the new one. Both fields are atomics; the add to bytes
+ * and the loads of switch_at are SEQ_CST against the main thread's store of
+ * switch_at and load of bytes when it arms a limit, which the threads may
+ * already have passed (record__arm_size()).
  */
 struct stream_shared {
 	u64	bytes;
