@@ -15,6 +15,7 @@
  * perf; a kernel CPU list file is read up to 64 KiB.
  */
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -363,6 +364,37 @@ struct cpu_map *cpu_map__new_online(void)
 		return map;
 	cpu_map__put(map);
 	return cpu_map__new_first(sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+struct cpu_map *cpu_map__new_allowed(void)
+{
+	size_t nr = (size_t)cpu__max_present() + 1, size, i;
+	struct cpu_map *map = NULL;
+	cpu_set_t *set;
+	int *cpus, n;
+
+	for (;; nr *= 2) {	/* the kernel's mask may be wider than the present CPUs */
+		set = CPU_ALLOC(nr);
+		size = CPU_ALLOC_SIZE(nr);
+		if (!set)
+			return NULL;
+		CPU_ZERO_S(size, set);
+		if (sched_getaffinity(0, size, set) == 0)
+			break;
+		CPU_FREE(set);
+		if (errno != EINVAL || nr > (1u << 20))
+			return NULL;
+	}
+	cpus = malloc(sizeof(*cpus) * (size_t)CPU_COUNT_S(size, set) + 1);
+	if (cpus) {
+		for (i = 0, n = 0; i < size * 8; i++)
+			if (CPU_ISSET_S(i, size, set))
+				cpus[n++] = (int)i;
+		map = cpu_map__new_from(cpus, n);
+		free(cpus);
+	}
+	CPU_FREE(set);
+	return map;
 }
 
 int cpu__max_present(void)

@@ -92,7 +92,8 @@ static struct stream_layout *layout__alloc(int max_threads)
 	layout->maps = calloc(n, sizeof(*layout->maps));
 	layout->affinity = calloc(n, sizeof(*layout->affinity));
 	layout->node = calloc(n, sizeof(*layout->node));
-	if (!layout->maps || !layout->affinity || !layout->node) {
+	layout->moved = calloc(n, sizeof(*layout->moved));
+	if (!layout->maps || !layout->affinity || !layout->node || !layout->moved) {
 		layout__delete(layout);
 		return NULL;
 	}
@@ -112,6 +113,7 @@ void layout__delete(struct stream_layout *layout)
 	free(layout->maps);
 	free(layout->affinity);
 	free(layout->node);
+	free(layout->moved);
 	free(layout);
 }
 
@@ -425,4 +427,28 @@ int layout__thread_of(const struct stream_layout *layout, struct cpu cpu)
 			return t;
 	}
 	return -1;
+}
+
+int layout__fit_allowed(struct stream_layout *layout, const struct topology *topo,
+			const struct cpu_map *allowed)
+{
+	int t, moved = 0;
+
+	if (!allowed || cpu_map__is_any(allowed) || !allowed->nr)
+		return 0;
+	for (t = 0; t < layout->nr; t++) {
+		struct cpu_map *fit = cpu_map__intersect(layout->affinity[t], allowed);
+
+		if (fit && !fit->nr) {
+			cpu_map__put(fit);
+			fit = topology__nearest(topo, layout->affinity[t], allowed);
+			layout->moved[t] = fit != NULL;
+			moved += fit != NULL;
+		}
+		if (!fit)
+			return -ENOMEM;
+		cpu_map__put(layout->affinity[t]);
+		layout->affinity[t] = fit;
+	}
+	return moved;
 }

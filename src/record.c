@@ -1089,6 +1089,23 @@ static void record__arm_size(struct record *rec)
 		rec->switch_due = true;
 }
 
+/* -v: the threads a cpuset or taskset keeps off their rings' CPUs, and where they run. */
+static void record__print_moved(const struct record *rec)
+{
+	const struct stream_layout *layout = rec->streams.layout;
+	char maps[128], aff[128];
+	int t;
+
+	for (t = 0; layout && t < layout->nr; t++) {
+		if (!layout->moved[t])
+			continue;
+		cpu_map__snprintf(layout->maps[t], maps, sizeof(maps));
+		cpu_map__snprintf(layout->affinity[t], aff, sizeof(aff));
+		fprintf(stderr, "precord: %s drains CPUs %s, where this process may not run: it "
+			"runs on CPUs %s, the nearest it may\n", rec->streams.s[t].name, maps, aff);
+	}
+}
+
 static int record__start_streams(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -1131,6 +1148,8 @@ static int record__start_streams(struct record *rec)
 		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
 		return err;
 	}
+	if (o->verbose)
+		record__print_moved(rec);
 	err = streams__start(&rec->streams);
 	if (err) {
 		fprintf(stderr, "precord: cannot start the streaming threads: %s\n", strerror(-err));

@@ -158,6 +158,9 @@ int streams__check_spec(const char *spec, const struct topology *topo, const str
 static int streams__new_layout(struct streams *ss, struct evlist *evlist,
 			       const struct streams_config *cfg, char *err, size_t errlen)
 {
+	struct cpu_map *allowed;
+	int ret;
+
 	ss->topo = cfg->topo;
 	if (!ss->topo) {
 		ss->topo = topology__new();
@@ -167,7 +170,19 @@ static int streams__new_layout(struct streams *ss, struct evlist *evlist,
 		snprintf(err, errlen, "cannot read the machine's topology (hwloc)");
 		return -ENODEV;
 	}
-	return layout__new(cfg->spec, ss->topo, evlist->cpus, &ss->layout, err, errlen);
+	ret = layout__new(cfg->spec, ss->topo, evlist->cpus, &ss->layout, err, errlen);
+	if (ret)
+		return ret;
+	/* a cpuset or taskset may forbid a thread its node's CPUs: it runs nearby */
+	allowed = cpu_map__new_allowed();
+	ret = layout__fit_allowed(ss->layout, ss->topo, allowed);
+	cpu_map__put(allowed);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot fit the streaming threads to the allowed CPUs: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
 }
 
 static int streams__init_layout(struct streams *ss, struct evlist *evlist,

@@ -296,3 +296,73 @@ u64 topology__node_mem_free_kb(const struct topology *topo, int i)
 		return 0;
 	return kb;
 }
+
+/*
+ * How far CPU b is from CPU a: the NUMA distance of their nodes when the
+ * machine has a distance table (ACPI SLIT), scaled above the tree distance
+ * (the levels from the deeper PU up to their common ancestor), which breaks
+ * ties and stands alone where there is no table (synthetic topologies).
+ */
+static u64 topology__cpu_distance(const struct topology *topo, struct hwloc_distances_s *dist,
+				  struct cpu a, struct cpu b)
+{
+	hwloc_obj_t pa = hwloc_get_pu_obj_by_os_index(topo->hw, (unsigned int)a.cpu);
+	hwloc_obj_t pb = hwloc_get_pu_obj_by_os_index(topo->hw, (unsigned int)b.cpu);
+	hwloc_uint64_t ab = 0, ba = 0;
+	u64 tree, numa = 0;
+	int na, nb;
+
+	if (!pa || !pb)
+		return UINT64_MAX;
+	tree = (u64)(pa->depth - hwloc_get_common_ancestor_obj(topo->hw, pa, pb)->depth);
+	na = topology__numa_of(topo, a);
+	nb = topology__numa_of(topo, b);
+	if (dist && na >= 0 && nb >= 0 &&
+	    hwloc_distances_obj_pair_values(dist, topology__node(topo, na), topology__node(topo, nb),
+					    &ab, &ba) == 0)
+		numa = (u64)ab;
+	return numa * 1000 + tree;
+}
+
+struct cpu_map *topology__nearest(const struct topology *topo, const struct cpu_map *from,
+				  const struct cpu_map *among)
+{
+	struct hwloc_distances_s *dist = NULL;
+	unsigned int nr_dist = 1;
+	u64 best = UINT64_MAX, *score;
+	int *pick, n = 0, i, j;
+	struct cpu_map *map;
+
+	if (!from->nr || !among->nr)
+		return NULL;
+	score = calloc((size_t)among->nr, sizeof(*score));
+	pick = calloc((size_t)among->nr, sizeof(*pick));
+	if (!score || !pick) {
+		free(score);
+		free(pick);
+		return NULL;
+	}
+	if (hwloc_distances_get_by_type(topo->hw, HWLOC_OBJ_NUMANODE, &nr_dist, &dist,
+					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 || !nr_dist)
+		dist = NULL;
+	for (j = 0; j < among->nr; j++) {
+		score[j] = UINT64_MAX;
+		for (i = 0; i < from->nr; i++) {
+			u64 d = topology__cpu_distance(topo, dist, from->map[i], among->map[j]);
+
+			if (d < score[j])
+				score[j] = d;
+		}
+		if (score[j] < best)
+			best = score[j];
+	}
+	for (j = 0; j < among->nr; j++)
+		if (score[j] == best)
+			pick[n++] = among->map[j].cpu;
+	if (dist)
+		hwloc_distances_release(topo->hw, dist);
+	map = cpu_map__new_from(pick, n);
+	free(score);
+	free(pick);
+	return map;
+}

@@ -351,6 +351,57 @@ static void test_node_os_index(void **state)
 	topology__delete(topo);
 }
 
+/*
+ * A cpuset or taskset that forbids a thread its own CPUs: it runs on the
+ * allowed CPUs nearest to them (the same package before the other one), and
+ * drains the same rings; a thread with allowed CPUs of its own keeps those.
+ */
+static void test_fit_allowed(void **state)
+{
+	struct topology *topo = topology__new_synthetic("pack:2 numa:2 core:2 pu:1");
+	struct stream_layout *layout;
+	struct cpu_map *allowed;
+
+	assert_non_null(topo);
+	layout = layout_of("numa", topo, "0-7");
+	assert_int_equal(layout->nr, 4);
+	allowed = cpus_of("3,6");
+	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 2);
+	cpu_map__put(allowed);
+	assert_map_is(layout->affinity[0], "3");
+	assert_true(layout->moved[0]);
+	assert_map_is(layout->affinity[1], "3");
+	assert_false(layout->moved[1]);
+	assert_map_is(layout->affinity[2], "6");
+	assert_true(layout->moved[2]);
+	assert_map_is(layout->affinity[3], "6");
+	assert_false(layout->moved[3]);
+	assert_map_is(layout->maps[0], "0-1");
+	assert_map_is(layout->maps[2], "4-5");
+	layout__delete(layout);
+
+	/* one CPU allowed, in the other package: every thread there */
+	layout = layout_of("cpu", topo, "0-7");
+	allowed = cpus_of("5");
+	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 7);
+	cpu_map__put(allowed);
+	assert_map_is(layout->affinity[0], "5");
+	assert_map_is(layout->affinity[5], "5");
+	assert_false(layout->moved[5]);
+	layout__delete(layout);
+
+	/* a thread whose CPUs are partly allowed keeps the allowed part */
+	layout = layout_of("numa", topo, "0-7");
+	allowed = cpus_of("1-2,4-7");
+	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 0);
+	cpu_map__put(allowed);
+	assert_map_is(layout->affinity[0], "1");
+	assert_map_is(layout->affinity[1], "2");
+	assert_map_is(layout->affinity[2], "4-5");
+	layout__delete(layout);
+	topology__delete(topo);
+}
+
 /* ---- user masks ----------------------------------------------------------- */
 
 static int eight_setup(void **state)
@@ -547,6 +598,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phi_intersect, phi_setup, topo_teardown),
 		cmocka_unit_test(test_two_sockets),
 		cmocka_unit_test(test_node_os_index),
+		cmocka_unit_test(test_fit_allowed),
 		cmocka_unit_test_setup_teardown(test_user_masks, eight_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_user_errors, eight_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_user_overlap_unrecorded, eight_setup,

@@ -20,6 +20,8 @@ struct cpu_map {
 
 /* Every online CPU (from /sys/devices/system/cpu/online). */
 struct cpu_map *cpu_map__new_online(void);
+/* The CPUs this process may run on (sched_getaffinity: cpuset, taskset). */
+struct cpu_map *cpu_map__new_allowed(void);
 /* A one-entry map holding CPU -1, for per-thread events. */
 struct cpu_map *cpu_map__new_any(void);
 /* Build a map from explicit CPU numbers (sorted and de-duplicated). */

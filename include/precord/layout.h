@@ -16,6 +16,7 @@ struct stream_layout {
 	struct cpu_map	**maps;		/* [i]: the CPUs whose rings thread i drains (never empty) */
 	struct cpu_map	**affinity;	/* [i]: the CPUs thread i may run on (never empty) */
 	int		*node;		/* [i]: OS index of the NUMA node holding maps[i], -1 if several */
+	bool		*moved;		/* [i]: runs away from maps[i]'s CPUs (layout__fit_allowed()) */
 };
 
 /*
@@ -30,5 +31,15 @@ void layout__delete(struct stream_layout *layout);	/* accepts NULL */
 
 /* Index of the thread that drains cpu's ring, or -1. */
 int layout__thread_of(const struct stream_layout *layout, struct cpu cpu);
+
+/*
+ * Keep each thread's affinity within `allowed`, the CPUs this process may
+ * run on (a cpuset cgroup, taskset): its allowed CPUs where it has any, else
+ * the allowed CPUs nearest to its own (topology__nearest()), with moved[i]
+ * set. The rings a thread drains stay the same. The number of threads
+ * moved, or -ENOMEM.
+ */
+int layout__fit_allowed(struct stream_layout *layout, const struct topology *topo,
+			const struct cpu_map *allowed);
 
 #endif /* PRECORD_LAYOUT_H */

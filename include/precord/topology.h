@@ -53,5 +53,13 @@ int topology__node_os_index(const struct topology *topo, int i);
 u64 topology__node_mem_kb(const struct topology *topo, int i);
 /* Free memory of NUMA node i in kB (host: sysfs MemFree; synthetic: 0). */
 u64 topology__node_mem_free_kb(const struct topology *topo, int i);
+/*
+ * The CPUs of `among` nearest to any CPU of `from`: of the nearest NUMA node
+ * by the machine's distance table, and within that sharing the deepest
+ * cache, core or package with one of `from`; without a table, by the tree
+ * alone. A new map, or NULL (empty inputs, no memory).
+ */
+struct cpu_map *topology__nearest(const struct topology *topo, const struct cpu_map *from,
+				  const struct cpu_map *among);
 
 #endif /* PRECORD_TOPOLOGY_H */
