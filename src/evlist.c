@@ -151,10 +151,11 @@ static bool evlist__cpu_wide(const struct evlist *evlist)
 	return evlist->threads->nr == 1 && evlist->threads->map[0] == -1;
 }
 
-/* Descriptors the maps call for, open or not. */
+/* Descriptors the maps call for, open or not (a map not set yet counts one: a forked workload). */
 static long evlist__nr_slots(const struct evlist *evlist)
 {
-	return (long)evlist->nr_entries * evlist->cpus->nr * evlist->threads->nr;
+	return (long)evlist->nr_entries * (evlist->cpus ? evlist->cpus->nr : 1) *
+	       (evlist->threads ? evlist->threads->nr : 1);
 }
 
 /*
@@ -663,16 +664,18 @@ static unsigned long count_open_files(void)
 }
 
 /*
- * EMFILE: raise the soft RLIMIT_NOFILE to what the evlist needs (raising
- * the hard limit too when allowed, else up to it).  0 when it went up,
- * -EMFILE when it cannot (it was that high already: the error is real).
+ * Raise the soft RLIMIT_NOFILE to what the evlist and `extra` more
+ * descriptors need (raising the hard limit too when allowed, else up to
+ * it), as perf record does on EMFILE.  0 when it went up, -EMFILE when it
+ * cannot (it was that high already: an EMFILE is real).
  */
-static int evlist__raise_nofile(struct evlist *evlist, unsigned long *need)
+static int evlist__raise_nofile_extra(struct evlist *evlist, unsigned long extra,
+				      unsigned long *need)
 {
 	struct rlimit rl;
 	rlim_t want;
 
-	*need = (unsigned long)evlist__nr_slots(evlist) + count_open_files() + 64;
+	*need = (unsigned long)evlist__nr_slots(evlist) + extra + count_open_files();
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -errno;
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= *need)
@@ -691,6 +694,23 @@ static int evlist__raise_nofile(struct evlist *evlist, unsigned long *need)
 	}
 	rl.rlim_cur = want;
 	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
+}
+
+static int evlist__raise_nofile(struct evlist *evlist, unsigned long *need)
+{
+	return evlist__raise_nofile_extra(evlist, 64, need);
+}
+
+int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned long *need)
+{
+	struct rlimit rl;
+	int err = evlist__raise_nofile_extra(evlist, extra, need);
+
+	if (err && err != -EMFILE)
+		return err;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= *need ? 0 : -EMFILE;
 }
 
 /*

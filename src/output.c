@@ -138,8 +138,14 @@ static int remove_old(const char *old, char *msg, size_t len)
 	struct stat st;
 	int err;
 
-	if (lstat(old, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
+	if (lstat(old, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		err = -errno;
+		snprintf(msg, len, "cannot keep the old output as '%s': %s; move it away, or choose "
+			 "another output with -o", old, strerror(errno));
+		return err;
+	}
 	if (!S_ISDIR(st.st_mode))
 		err = unlink(old) < 0 ? -errno : 0;
 	else

@@ -541,26 +541,38 @@ static int record__keep_old(struct record *rec)
  */
 static int record__make_staging(struct record *rec)
 {
+	const char *base = strrchr(rec->path, '/');
+	size_t dirlen;
+	int err;
+
+	base = base ? base + 1 : rec->path;
+	dirlen = (size_t)(base - rec->path);
 	if (strlen(rec->path) + sizeof(".staging/data.") + 12 > sizeof(rec->staging)) {
 		fprintf(stderr, "precord: the output name '%s' is too long\n", rec->path);
 		return -ENAMETOOLONG;
 	}
-	snprintf(rec->staging, sizeof(rec->staging) - 16, "%s.staging", rec->path);
-	if (mkdir(rec->staging, 0700) < 0) {
-		int err = -errno;
-
+	if (strlen(base) + sizeof(".staging.next") - 1 <= NAME_MAX) {
+		snprintf(rec->staging, sizeof(rec->staging) - 16, "%s.staging", rec->path);
+		err = mkdir(rec->staging, 0700) < 0 ? -errno : 0;
+	} else {
+		/* NAME.staging would pass NAME_MAX: a shortened, unique name beside it */
+		snprintf(rec->staging, sizeof(rec->staging) - 16, "%.*s%.*s.XXXXXX", (int)dirlen,
+			 rec->path, NAME_MAX - (int)sizeof(".XXXXXX.next") + 1, base);
+		err = mkdtemp(rec->staging) ? 0 : -errno;
+	}
+	if (err) {
 		struct stat st;
 
-		if (errno == EEXIST && (lstat(rec->staging, &st) || !S_ISDIR(st.st_mode)))
+		if (err == -EEXIST && (lstat(rec->staging, &st) || !S_ISDIR(st.st_mode)))
 			fprintf(stderr, "precord: '%s' is in the way of the staging directory: "
 				"remove it, or choose another output with -o\n", rec->staging);
-		else if (errno == EEXIST)
+		else if (err == -EEXIST)
 			fprintf(stderr, "precord: '%s' is left from an earlier recording: turn it into "
 				"a perf.data with 'precord merge %s', or remove it\n",
 				rec->staging, rec->staging);
 		else
 			fprintf(stderr, "precord: cannot create '%s': %s; choose another place with -o\n",
-				rec->staging, strerror(errno));
+				rec->staging, strerror(-err));
 		return err;
 	}
 	if (snprintf(rec->data_path, sizeof(rec->data_path), "%s/data", rec->staging) >=
@@ -1712,12 +1724,35 @@ static int record__check_output(struct record *rec)
 	return 0;
 }
 
+/*
+ * The descriptors the recording will hold, before anything is opened or
+ * moved: its events, a file per ring (two with overwrite rings) and a few
+ * more. The limit is raised to that as perf raises it on EMFILE; where it
+ * cannot be, the recording stops here, with the old output untouched.
+ */
+static int record__reserve_fds(struct record *rec)
+{
+	const struct cpu_map *cpus = rec->evlist->cpus;
+	unsigned long rings = cpus && !cpu_map__is_any(cpus) ? (unsigned long)cpus->nr : 1;
+	unsigned long need = 0;
+	int err;
+
+	err = evlist__reserve_nofile(rec->evlist, rings * (rec->opts.overwrite ? 2 : 1) + 16,
+				     &need);
+	if (err == -EMFILE)
+		fprintf(stderr, "precord: the recording needs %lu file descriptors, more than the "
+			"limit allows: raise it with 'ulimit -n %lu'\n", need, need);
+	return err == -EMFILE ? err : 0;
+}
+
 static int record__run(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
 	int err;
 
 	err = record__check_output(rec);
+	if (!err)
+		err = record__reserve_fds(rec);
 	if (err)
 		return err;
 
@@ -1897,7 +1932,8 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		err = record__run(&rec);
 	if (rec.streams_started)
 		record__stop(&rec);
-	if (rec.header_written) {
+	/* threads that never started recorded nothing: an old output is not displaced for it */
+	if (rec.header_written && (rec.streams_started || !rec.threaded)) {
 		int ferr = record__finish_output(&rec);
 
 		if (ferr)

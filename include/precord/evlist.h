@@ -146,6 +146,13 @@ bool evlist__has_tracepoints(const struct evlist *evlist);
 int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_error *oerr);
 int evlist__open(struct evlist *evlist);
 /*
+ * Before opening: raise RLIMIT_NOFILE (soft, and hard where allowed) to
+ * what the evlist's descriptors, `extra` more (the output files) and those
+ * already open need, as perf record raises it on EMFILE. 0 when the limit
+ * covers *need, -EMFILE when it cannot be raised that far.
+ */
+int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned long *need);
+/*
  * The one-line message for a failed open, in perf's tone, without the
  * "precord: " prefix (as record.c words them).  Returns the length
  * (snprintf rules).

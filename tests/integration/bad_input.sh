@@ -171,5 +171,15 @@ if command -v setpriv >/dev/null && command -v prlimit >/dev/null; then
 	RUNAS="prlimit --nofile=16:16 setpriv --inh-caps=-sys_resource --bounding-set=-sys_resource" \
 		expect_error "too many files" nonzero "ulimit -n" -- -a -e cpu-clock,task-clock,page-faults,cs,minor-faults,major-faults,migrations,dummy -o "$T/mf.data" -- true
 	one_line "too many files"
+
+	# The same with a good older recording under the name, a ring file per
+	# CPU and a thread each: it stays as it was, nothing made or moved.
+	printf 'an earlier recording\n' >"$T/keep.data"
+	RUNAS="prlimit --nofile=16:16 setpriv --inh-caps=-sys_resource --bounding-set=-sys_resource" \
+		expect_error "too many files, threaded" nonzero "ulimit -n" -- -a --threads=cpu -o "$T/keep.data" -- true
+	one_line "too many files, threaded"
+	[ "$(cat "$T/keep.data")" = "an earlier recording" ] || fail "too many files: the older output was displaced"
+	[ ! -e "$T/keep.data.old" ] && [ ! -e "$T/keep.data.staging" ] ||
+		fail "too many files: an .old or a staging directory was made"
 fi
 exit 0
