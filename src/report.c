@@ -723,7 +723,13 @@ static ssize_t input__fill(struct input *in, u8 *buf, size_t need)
 	return (ssize_t)in->len;
 }
 
-/* PERF_RECORD_AUXTRACE: `size` bytes of trace follow the record, outside header.size. */
+/* Bytes from buf[pos] to the end of the data: read or not yet. */
+static u64 input__left(const struct input *in)
+{
+	return (in->len - in->pos) + (in->end - in->off);
+}
+
+/* Skip bytes ≤ input__left(): the trace that follows an AUXTRACE record. */
 static void input__skip(struct input *in, u64 bytes)
 {
 	size_t avail = in->len - in->pos;
@@ -736,12 +742,35 @@ static void input__skip(struct input *in, u64 bytes)
 	in->off += bytes - avail;
 }
 
+/*
+ * PERF_RECORD_AUXTRACE: {header, u64 size, ...}, then `size` bytes of trace
+ * outside header.size. *skip: those bytes, checked against what the data
+ * holds after the record at buf[pos] (a size that wraps the offset would
+ * send the reader back over the same records forever).
+ */
+static int reader__auxtrace_size(struct reader *rd, const struct input *in, u64 file_off,
+				 u16 size, u64 *skip)
+{
+	u64 left = input__left(in) - size;
+
+	*skip = 0;
+	if (size < HDR_SIZE + 8)
+		return 0;
+	*skip = get_u64(rd->buf + in->pos + HDR_SIZE);
+	if (*skip <= left)
+		return 0;
+	return reader__fail(rd, -EINVAL, "'%s': bad AUXTRACE record at offset %#" PRIx64
+			    " of %s: %" PRIu64 " bytes of trace follow it, the data holds %"
+			    PRIu64, rd->path, file_off, in->name, *skip, left);
+}
+
 static int reader__stream(struct reader *rd, struct input *in)
 {
 	for (;;) {
 		struct perf_event_header h;
 		u64 file_off = in->off - (in->len - in->pos);
 		ssize_t avail = input__fill(in, rd->buf, HDR_SIZE);
+		u64 skip;
 		int err;
 
 		if (avail < 0)
@@ -762,12 +791,17 @@ static int reader__stream(struct reader *rd, struct input *in)
 					    in->name, strerror((int)-avail));
 		if ((size_t)avail < h.size)
 			break;
+		skip = 0;
+		if (h.type == PERF_RECORD_AUXTRACE) {
+			err = reader__auxtrace_size(rd, in, file_off, h.size, &skip);
+			if (err)
+				return err;
+		}
 		err = reader__record(rd, in, rd->buf + in->pos, h.size);
 		if (err)
 			return err;
 		in->pos += h.size;
-		if (h.type == PERF_RECORD_AUXTRACE && h.size >= HDR_SIZE + 8)
-			input__skip(in, get_u64(rd->buf + in->pos - h.size + HDR_SIZE));
+		input__skip(in, skip);
 	}
 	rd->r->truncated_bytes += in->len - in->pos;
 	return 0;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "precord/report.h"
@@ -662,23 +663,28 @@ static void test_directory(void **state)
 	rbuf__release(&d1);
 }
 
+/* A pipe-mode file's start: the 16-byte header and one HEADER_ATTR, ids 11 and 12. */
+static void put_pipe_start(struct rbuf *b, u64 st)
+{
+	struct { u64 magic, size; } hdr = { PERF_MAGIC, 16 };
+	struct perf_event_attr attr = { .size = sizeof(attr), .sample_type = st, .sample_id_all = 1 };
+	size_t at;
+
+	rbuf__put(b, &hdr, sizeof(hdr));
+	at = rbuf__begin(b, PERF_RECORD_HEADER_ATTR);
+	rbuf__put(b, &attr, sizeof(attr));
+	rbuf__u64(b, 11);
+	rbuf__u64(b, 12);
+	rbuf__end(b, at);
+}
+
 /* perf record -o - > file: a 16-byte header, attrs as HEADER_ATTR records. */
 static void test_pipe_mode(void **state)
 {
 	struct fixture *f = *state;
 	struct rbuf b = { 0 };
-	struct { u64 magic, size; } hdr = { PERF_MAGIC, 16 };
-	struct perf_event_attr attr = {
-		.size = sizeof(attr), .sample_type = ST_CPU, .sample_id_all = 1,
-	};
-	size_t at;
 
-	rbuf__put(&b, &hdr, sizeof(hdr));
-	at = rbuf__begin(&b, PERF_RECORD_HEADER_ATTR);
-	rbuf__put(&b, &attr, sizeof(attr));
-	rbuf__u64(&b, 11);
-	rbuf__u64(&b, 12);
-	rbuf__end(&b, at);
+	put_pipe_start(&b, ST_CPU);
 	two_cpu_records(&b, ST_CPU);
 	write_raw(f->path, b.data, b.len);
 	read_ok(f, f->path);
@@ -766,6 +772,142 @@ static void test_errors(void **state)
 	assert_int_equal(mkdir(f->path, 0755), 0);
 	assert_int_equal(loss_report__read(f->path, &f->r, f->err, sizeof(f->err)), -ENOENT);
 	assert_non_null(strstr(f->err, "is a directory without a 'data' file"));
+	rbuf__release(&b);
+}
+
+/* ---- corrupt files: each read must end, with one line naming the offset ---- */
+
+/* What a read in a child process gave: a loop there is a failure, not a hang. */
+struct bounded_read {
+	int	ret;
+	u64	records, samples;
+	char	err[512];
+};
+
+#define READ_TIMEOUT_S	10
+
+static void read_bounded(const char *path, struct bounded_read *out)
+{
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct bounded_read res = { 0 };
+		struct loss_report r;
+
+		close(fds[0]);
+		alarm(READ_TIMEOUT_S);
+		res.ret = loss_report__read(path, &r, res.err, sizeof(res.err));
+		/* A failed read frees the rows but leaves the counts of what it read. */
+		res.records = r.records;
+		res.samples = r.samples;
+		loss_report__exit(&r);
+		_exit(write(fds[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(fds[1]);
+	n = read(fds[0], out, sizeof(*out));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("reading %s: killed by signal %d (SIGALRM: it did not end in %d s)",
+			 path, WTERMSIG(status), READ_TIMEOUT_S);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(n, sizeof(*out));
+}
+
+/* PERF_RECORD_AUXTRACE as perf writes it: 48 bytes, then `size` bytes of trace. */
+static void put_auxtrace(struct rbuf *b, u64 size)
+{
+	size_t at = rbuf__begin(b, PERF_RECORD_AUXTRACE);
+
+	rbuf__u64(b, size);	/* size */
+	rbuf__u64(b, 0);	/* offset */
+	rbuf__u64(b, 0);	/* reference */
+	rbuf__u32x2(b, 0, 100);	/* idx, tid */
+	rbuf__u32x2(b, 0, 0);	/* cpu, reserved */
+	rbuf__end(b, at);
+}
+
+/* AUXTRACE trace is skipped: the records after it are read. */
+static void test_auxtrace_skipped(void **state)
+{
+	struct fixture *f = *state;
+	static const u8 trace[64] = { [0] = 0xff, [8] = 0x51 };	/* not records */
+	struct rbuf b = { 0 };
+
+	put_pipe_start(&b, ST_CPU);
+	put_sample(&b, ST_CPU, 11, T0, 0);
+	put_auxtrace(&b, sizeof(trace));
+	rbuf__put(&b, trace, sizeof(trace));
+	put_sample(&b, ST_CPU, 11, T0 + MS, 0);
+	put_sample(&b, ST_CPU, 12, T0 + 2 * MS, 1);
+	/* Its trace ends the file exactly: not a partial record. */
+	put_auxtrace(&b, sizeof(trace));
+	rbuf__put(&b, trace, sizeof(trace));
+	write_raw(f->path, b.data, b.len);
+	read_ok(f, f->path);
+	assert_int_equal(f->r.samples, 3);
+	assert_int_equal(f->r.records, 6);
+	assert_int_equal(f->r.truncated_bytes, 0);
+	rbuf__release(&b);
+}
+
+/*
+ * An AUXTRACE record whose size, added to the offset, wraps it back onto the
+ * record: 32 bytes that once kept the reader going round forever.
+ */
+static void test_auxtrace_size_wraps(void **state)
+{
+	struct fixture *f = *state;
+	struct { u64 magic, size; } hdr = { PERF_MAGIC, 16 };
+	struct bounded_read res;
+	struct rbuf b = { 0 };
+	size_t at;
+
+	rbuf__put(&b, &hdr, sizeof(hdr));
+	at = rbuf__begin(&b, PERF_RECORD_AUXTRACE);
+	rbuf__u64(&b, -16ULL);
+	rbuf__end(&b, at);
+	assert_int_equal(b.len, 32);
+	write_raw(f->path, b.data, b.len);
+	read_bounded(f->path, &res);
+	assert_int_equal(res.ret, -EINVAL);
+	assert_non_null(strstr(res.err, "': bad AUXTRACE record at offset 0x10 of "));
+	assert_non_null(strstr(res.err, ": 18446744073709551600 bytes of trace follow it, "
+				       "the data holds 0"));
+	assert_null(strchr(res.err, '\n'));
+	rbuf__release(&b);
+}
+
+/* A size past the end of the data: an error, and the records before it are counted. */
+static void test_auxtrace_size_past_end(void **state)
+{
+	struct fixture *f = *state;
+	struct bounded_read res;
+	struct rbuf b = { 0 };
+	char want[64];
+	size_t at;
+
+	put_pipe_start(&b, ST_CPU);
+	put_sample(&b, ST_CPU, 11, T0, 0);
+	put_sample(&b, ST_CPU, 12, T0 + MS, 1);
+	at = b.len;
+	put_auxtrace(&b, 65);
+	rbuf__put(&b, "64 bytes of trace, one short of what the record says it has....", 64);
+	write_raw(f->path, b.data, b.len);
+	read_bounded(f->path, &res);
+	assert_int_equal(res.ret, -EINVAL);
+	snprintf(want, sizeof(want), "bad AUXTRACE record at offset %#zx of ", at);
+	assert_non_null(strstr(res.err, want));
+	assert_non_null(strstr(res.err, ": 65 bytes of trace follow it, the data holds 64"));
+	/* HEADER_ATTR and the two samples; not the bad record. */
+	assert_int_equal(res.records, 3);
+	assert_int_equal(res.samples, 2);
 	rbuf__release(&b);
 }
 
@@ -860,6 +1002,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unfinished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untimed_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auxtrace_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auxtrace_size_wraps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auxtrace_size_past_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
 	};
 
