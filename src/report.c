@@ -996,7 +996,9 @@ static int dir__list(struct reader *rd, const char *dir, long **nums, size_t *nr
 		(*nums)[(*nr)++] = n;
 	}
 	closedir(d);
-	qsort(*nums, *nr, sizeof(**nums), long__cmp);
+	/* No data.N leaves *nums NULL, which qsort() must not get even for 0 items. */
+	if (*nr)
+		qsort(*nums, *nr, sizeof(**nums), long__cmp);
 	return 0;
 }
 

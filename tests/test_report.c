@@ -678,6 +678,24 @@ static void put_pipe_start(struct rbuf *b, u64 st)
 	rbuf__end(b, at);
 }
 
+/* A perf directory with no data.N (no thread wrote a record): `data` alone. */
+static void test_directory_data_only(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b = { 0 };
+	char name[192];
+
+	fixture__evsel(f, 0, ST_CPU, 11, 12);
+	two_cpu_records(&b, ST_CPU);
+	assert_int_equal(mkdir(f->path, 0755), 0);
+	snprintf(name, sizeof(name), "%s/data", f->path);
+	write_perf_data(f, name, &b, true);
+	read_ok(f, f->path);
+	check_two_cpus(&f->r);
+	assert_int_equal(f->r.nr_files, 1);
+	rbuf__release(&b);
+}
+
 /* perf record -o - > file: a 16-byte header, attrs as HEADER_ATTR records. */
 static void test_pipe_mode(void **state)
 {
@@ -998,6 +1016,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_id_index_attribution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_perf_system_wide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_directory_data_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unfinished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untimed_lost, setup, teardown),
