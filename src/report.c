@@ -1075,17 +1075,39 @@ static u64 intervals__union(const struct interval *iv, size_t nr)
 	return total + e - s;
 }
 
+static int int__cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How many distinct values vals[0..n) holds; sorts them. */
+static int ints__nr_distinct(int *vals, size_t n)
+{
+	size_t i;
+	int nr = 0;
+
+	if (!n)
+		return 0;
+	qsort(vals, n, sizeof(*vals), int__cmp);
+	for (i = 0; i < n; i++)
+		nr += !i || vals[i] != vals[i - 1];
+	return nr;
+}
+
 /*
  * The rings behind cpu -1, from ID_INDEX: the distinct CPUs of the ids of
  * evsels whose records carry no CPU (per-CPU rings), else their distinct
- * threads (per-thread rings), at least 1.
+ * threads (per-thread rings), at least 1. Sorted, not compared pairwise: a
+ * per-thread recording of many threads has an id per thread and evsel.
  */
 static int reader__nocpu_rings(struct reader *rd)
 {
 	int *vals = malloc(sizeof(int) * (rd->ids.nr ? rd->ids.nr : 1));
 	bool by_cpu = false;
 	size_t i, n = 0;
-	int pass, rings = 0;
+	int pass, rings;
 
 	if (!vals)
 		return 1;
@@ -1106,13 +1128,7 @@ static int reader__nocpu_rings(struct reader *rd)
 				vals[n++] = s->tid;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		size_t j;
-
-		for (j = 0; j < i && vals[j] != vals[i]; j++)
-			;
-		rings += j == i;
-	}
+	rings = ints__nr_distinct(vals, n);
 	free(vals);
 	return rings ? rings : 1;
 }

@@ -185,6 +185,21 @@ static void put_id_index(struct rbuf *b, const struct idx_entry *e, int nr)
 	rbuf__end(b, at);
 }
 
+/* A pipe-mode file's start: the 16-byte header and one HEADER_ATTR, ids 11 and 12. */
+static void put_pipe_start(struct rbuf *b, u64 st)
+{
+	struct { u64 magic, size; } hdr = { PERF_MAGIC, 16 };
+	struct perf_event_attr attr = { .size = sizeof(attr), .sample_type = st, .sample_id_all = 1 };
+	size_t at;
+
+	rbuf__put(b, &hdr, sizeof(hdr));
+	at = rbuf__begin(b, PERF_RECORD_HEADER_ATTR);
+	rbuf__put(b, &attr, sizeof(attr));
+	rbuf__u64(b, 11);
+	rbuf__u64(b, 12);
+	rbuf__end(b, at);
+}
+
 /* ---- a hand-built evlist and a file ---- */
 
 #define MAX_EVSELS	2
@@ -546,6 +561,52 @@ static void test_cpu_minus_one(void **state)
 }
 
 /*
+ * A per-thread recording of many threads: 200,000 ids, each with CPU -1 and
+ * a thread, in ID_INDEX records of at most 2047 entries (the u16 record
+ * size). The threads repeat (tid = 10000 + i % 150000): cpu -1 has 150,000
+ * rings. Four samples, LOST 3 at 3 ms: rate = (5 + 3) records / 3 ms /
+ * 150000 rings, len = 3 * 3e6 * 150000 / 8 → before T0: clipped to [0, 3 ms].
+ */
+#define MANY_IDS	200000
+#define MANY_TIDS	150000
+#define IDX_PER_RECORD	2047
+
+static void test_many_ids(void **state)
+{
+	struct fixture *f = *state;
+	struct idx_entry *idx = calloc(IDX_PER_RECORD, sizeof(*idx));
+	const struct loss_cpu *c;
+	struct rbuf b = { 0 };
+	int i, j, n;
+	char *text;
+
+	assert_non_null(idx);
+	put_pipe_start(&b, ST_NOCPU);
+	for (i = 0; i < MANY_IDS; i += n) {
+		n = MANY_IDS - i < IDX_PER_RECORD ? MANY_IDS - i : IDX_PER_RECORD;
+		for (j = 0; j < n; j++)
+			idx[j] = (struct idx_entry){ 1000 + i + j, 0, -1, 10000 + (i + j) % MANY_TIDS };
+		put_id_index(&b, idx, n);
+	}
+	for (i = 0; i < 4; i++)
+		put_sample(&b, ST_NOCPU, 0, T0 + (u64)i * MS, 0);
+	put_lost(&b, ST_NOCPU, 1000, 3, T0 + 3 * MS, 0);
+	write_raw(f->path, b.data, b.len);
+	read_ok(f, f->path);
+	assert_int_equal(f->r.nr_cpus, 1);
+	c = cpu_row(&f->r, -1);
+	assert_int_equal(c->nr_rings, MANY_TIDS);
+	assert_int_equal(c->samples, 4);
+	assert_int_equal(c->records, 5);
+	assert_int_equal(c->lost_time_ns, 3 * MS);
+	text = print_to_string(&f->r);
+	assert_non_null(strstr(text, "cpu -1: the records carry no CPU; 150000 rings (ID_INDEX)"));
+	free(text);
+	free(idx);
+	rbuf__release(&b);
+}
+
+/*
  * precord's attrs: IDENTIFIER, no CPU in the samples; ID_INDEX maps ids 41 →
  * CPU 0, 42 → CPU 1, so every record finds its CPU through its id.
  */
@@ -661,21 +722,6 @@ static void test_directory(void **state)
 	rbuf__release(&head);
 	rbuf__release(&d0);
 	rbuf__release(&d1);
-}
-
-/* A pipe-mode file's start: the 16-byte header and one HEADER_ATTR, ids 11 and 12. */
-static void put_pipe_start(struct rbuf *b, u64 st)
-{
-	struct { u64 magic, size; } hdr = { PERF_MAGIC, 16 };
-	struct perf_event_attr attr = { .size = sizeof(attr), .sample_type = st, .sample_id_all = 1 };
-	size_t at;
-
-	rbuf__put(b, &hdr, sizeof(hdr));
-	at = rbuf__begin(b, PERF_RECORD_HEADER_ATTR);
-	rbuf__put(b, &attr, sizeof(attr));
-	rbuf__u64(b, 11);
-	rbuf__u64(b, 12);
-	rbuf__end(b, at);
 }
 
 /* A perf directory with no data.N (no thread wrote a record): `data` alone. */
@@ -1013,6 +1059,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_minus_one, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_id_index_attribution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_perf_system_wide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directory, setup, teardown),
