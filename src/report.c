@@ -102,6 +102,8 @@ struct input {
 	u64		off;	/* file offset of buf[len] */
 	u64		end;	/* stop reading here */
 	size_t		pos, len;
+	u64		rec_off;	/* file offset of the record being read */
+	bool		in_zdata;	/* it came out of the COMPRESSED one at rec_off */
 	struct zdecomp	*zd;
 };
 
@@ -110,6 +112,7 @@ struct reader {
 	char			*err;
 	size_t			errlen;
 	struct loss_report	*r;
+	const struct input	*in;	/* the file being streamed, for messages */
 	struct rd_evsel		*evsels;
 	int			nr_evsels;
 	struct id_map		ids;
@@ -149,6 +152,28 @@ static int reader__fail(struct reader *rd, int err, const char *fmt, ...)
 		va_end(ap);
 	}
 	return err;
+}
+
+static int reader__bad_record(struct reader *rd, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A record whose fields do not add up: -EINVAL, with one line naming the
+ * file and the record's offset (for a record out of compressed data, the
+ * offset of the COMPRESSED record it came out of).
+ */
+static int reader__bad_record(struct reader *rd, const char *type, const char *fmt, ...)
+{
+	const struct input *in = rd->in;
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return reader__fail(rd, -EINVAL, "'%s': bad %s record %sat offset %#" PRIx64 " of %s: %s",
+			    rd->path, type, in->in_zdata ? "in the COMPRESSED record " : "",
+			    in->rec_off, in->name, why);
 }
 
 /* ---- the id map: id → evsel, CPU, tid --------------------------------- */
@@ -523,8 +548,7 @@ static int reader__lost(struct reader *rd, const u8 *rec, size_t size)
 	int cpu;
 
 	if (size < HDR_SIZE + 16)
-		return reader__fail(rd, -EINVAL, "'%s': a LOST record of %zu bytes is too short",
-				    rd->path, size);
+		return reader__bad_record(rd, "LOST", "%zu bytes, too short for its fields", size);
 	lost = get_u64(rec + HDR_SIZE + 8);
 	reader__parse_other(rd, rec, size, 16, &ri);
 	if (!ri.has_id) {
@@ -556,9 +580,8 @@ static int reader__lost_samples(struct reader *rd, const u8 *rec, size_t size)
 	u64 lost;
 
 	if (size < HDR_SIZE + 8)
-		return reader__fail(rd, -EINVAL,
-				    "'%s': a LOST_SAMPLES record of %zu bytes is too short",
-				    rd->path, size);
+		return reader__bad_record(rd, "LOST_SAMPLES", "%zu bytes, too short for its fields",
+					  size);
 	lost = get_u64(rec + HDR_SIZE);
 	reader__parse_other(rd, rec, size, 8, &ri);
 	a = reader__account(rd, &ri, reader__cpu_of(rd, &ri, true));
@@ -585,11 +608,12 @@ static int reader__id_index(struct reader *rd, const u8 *rec, size_t size)
 	u64 nr, i;
 
 	if (size < HDR_SIZE + 8)
-		return 0;
+		return reader__bad_record(rd, "ID_INDEX", "%zu bytes, too short for its count",
+					  size);
 	nr = get_u64(rec + HDR_SIZE);
 	if (nr > (size - HDR_SIZE - 8) / entry)
-		return reader__fail(rd, -EINVAL, "'%s': an ID_INDEX record is corrupt (%" PRIu64
-				    " entries in %zu bytes)", rd->path, nr, size);
+		return reader__bad_record(rd, "ID_INDEX", "%" PRIu64 " entries in %zu bytes",
+					  nr, size);
 	for (i = 0; i < nr; i++) {
 		const u8 *e = rec + HDR_SIZE + 8 + entry * i;
 		struct id_slot *s = id_map__get(&rd->ids, get_u64(e));
@@ -614,14 +638,14 @@ static int reader__header_attr(struct reader *rd, const u8 *rec, size_t size)
 	u32 asize;
 
 	if (size < HDR_SIZE + PERF_ATTR_SIZE_VER0)
-		return reader__fail(rd, -EINVAL, "'%s': a HEADER_ATTR record is too short",
-				    rd->path);
+		return reader__bad_record(rd, "HEADER_ATTR", "%zu bytes, too short for an attr",
+					  size);
 	asize = get_u32(rec + HDR_SIZE + 4);
 	if (!asize)
 		asize = PERF_ATTR_SIZE_VER0;
-	if (asize > size - HDR_SIZE)
-		return reader__fail(rd, -EINVAL, "'%s': a HEADER_ATTR record is corrupt",
-				    rd->path);
+	if (asize < PERF_ATTR_SIZE_VER0 || asize > size - HDR_SIZE)
+		return reader__bad_record(rd, "HEADER_ATTR", "an attr of %u bytes in %zu", asize,
+					  size);
 	attr__load(&attr, rec + HDR_SIZE, asize);
 	return reader__add_evsel(rd, &attr, rec + HDR_SIZE + asize,
 				 (size - HDR_SIZE - asize) / sizeof(u64));
@@ -644,26 +668,32 @@ static int reader__compressed(struct reader *rd, struct input *in, const u8 *rec
 	}
 	err = zdecomp__feed(in->zd, rec, size);
 	if (err)
-		return reader__fail(rd, err, "'%s': cannot decompress a COMPRESSED record in %s: %s",
-				    rd->path, in->name, strerror(-err));
+		return reader__fail(rd, err, "'%s': cannot decompress the COMPRESSED record at "
+				    "offset %#" PRIx64 " of %s: %s", rd->path, in->rec_off, in->name,
+				    strerror(-err));
 	p = zdecomp__pending(in->zd, &len);
+	in->in_zdata = true;
 	while (len - done >= HDR_SIZE) {
 		struct perf_event_header h;
 
 		memcpy(&h, p + done, sizeof(h));
-		if (h.size < HDR_SIZE || h.type == PERF_RECORD_COMPRESSED)
-			return reader__fail(rd, -EINVAL,
-					    "'%s': corrupt record (type %u, size %u) in the compressed data of %s",
-					    rd->path, h.type, h.size, in->name);
+		if (h.size < HDR_SIZE || h.type == PERF_RECORD_COMPRESSED) {
+			err = reader__fail(rd, -EINVAL, "'%s': corrupt record (type %u, size %u) "
+					   "in the COMPRESSED record at offset %#" PRIx64 " of %s",
+					   rd->path, h.type, h.size, in->rec_off, in->name);
+			break;
+		}
 		if (h.size > len - done)
 			break;
 		err = reader__record(rd, in, p + done, h.size);
 		if (err)
-			return err;
+			break;
 		done += h.size;
 	}
-	zdecomp__consume(in->zd, done);
-	return 0;
+	in->in_zdata = false;
+	if (!err)
+		zdecomp__consume(in->zd, done);
+	return err;
 }
 
 static int reader__record(struct reader *rd, struct input *in, const u8 *rec, size_t size)
@@ -748,8 +778,8 @@ static void input__skip(struct input *in, u64 bytes)
  * holds after the record at buf[pos] (a size that wraps the offset would
  * send the reader back over the same records forever).
  */
-static int reader__auxtrace_size(struct reader *rd, const struct input *in, u64 file_off,
-				 u16 size, u64 *skip)
+static int reader__auxtrace_size(struct reader *rd, const struct input *in, u16 size,
+				 u64 *skip)
 {
 	u64 left = input__left(in) - size;
 
@@ -759,9 +789,8 @@ static int reader__auxtrace_size(struct reader *rd, const struct input *in, u64 
 	*skip = get_u64(rd->buf + in->pos + HDR_SIZE);
 	if (*skip <= left)
 		return 0;
-	return reader__fail(rd, -EINVAL, "'%s': bad AUXTRACE record at offset %#" PRIx64
-			    " of %s: %" PRIu64 " bytes of trace follow it, the data holds %"
-			    PRIu64, rd->path, file_off, in->name, *skip, left);
+	return reader__bad_record(rd, "AUXTRACE", "%" PRIu64 " bytes of trace follow it, "
+				  "the data holds %" PRIu64, *skip, left);
 }
 
 static int reader__stream(struct reader *rd, struct input *in)
@@ -791,9 +820,10 @@ static int reader__stream(struct reader *rd, struct input *in)
 					    in->name, strerror((int)-avail));
 		if ((size_t)avail < h.size)
 			break;
+		in->rec_off = file_off;
 		skip = 0;
 		if (h.type == PERF_RECORD_AUXTRACE) {
-			err = reader__auxtrace_size(rd, in, file_off, h.size, &skip);
+			err = reader__auxtrace_size(rd, in, h.size, &skip);
 			if (err)
 				return err;
 		}
@@ -813,7 +843,9 @@ static int reader__stream_fd(struct reader *rd, int fd, const char *name, u64 st
 	int err;
 
 	posix_fadvise(fd, (off_t)start, (off_t)(end - start), POSIX_FADV_SEQUENTIAL);
+	rd->in = &in;
 	err = reader__stream(rd, &in);
+	rd->in = NULL;
 	zdecomp__delete(in.zd);
 	rd->r->nr_files++;
 	return err;

@@ -975,6 +975,127 @@ static void test_auxtrace_size_past_end(void **state)
 	rbuf__release(&b);
 }
 
+/* A record of `type` with `n` bytes of body (zero but for *body when given). */
+static void put_raw_record(struct rbuf *b, u32 type, const void *body, size_t n)
+{
+	static const u8 zero[256];
+	size_t at = rbuf__begin(b, type);
+
+	rbuf__put(b, body ? body : zero, n);
+	rbuf__end(b, at);
+}
+
+/* Read a pipe-mode file of a good sample then `bad`: its message, offset included. */
+static void check_bad_record(struct fixture *f, const struct rbuf *bad, const char *why)
+{
+	struct rbuf b = { 0 };
+	char want[512];
+	size_t at;
+
+	put_pipe_start(&b, ST_CPU);
+	put_sample(&b, ST_CPU, 11, T0, 0);
+	at = b.len;
+	rbuf__put(&b, bad->data, bad->len);
+	put_sample(&b, ST_CPU, 11, T0 + MS, 0);
+	write_raw(f->path, b.data, b.len);
+	assert_int_equal(loss_report__read(f->path, &f->r, f->err, sizeof(f->err)), -EINVAL);
+	snprintf(want, sizeof(want), "'%s': %s at offset %#zx of %s: ", f->path, why, at, f->path);
+	if (strncmp(f->err, want, strlen(want)))
+		fail_msg("message '%s', want it to start '%s'", f->err, want);
+	assert_null(strchr(f->err, '\n'));
+	/* HEADER_ATTR and the sample before. */
+	assert_int_equal(f->r.records, 3);
+	assert_int_equal(f->r.samples, 1);
+	rbuf__release(&b);
+}
+
+/* Records too short for their fields, or whose counts do not fit: the offset is named. */
+static void test_bad_records(void **state)
+{
+	struct fixture *f = *state;
+	struct perf_event_attr attr = { .size = 32, .sample_type = ST_CPU };
+	struct rbuf bad = { 0 };
+	u64 nr = 3;
+
+	put_raw_record(&bad, PERF_RECORD_LOST, NULL, 8);
+	check_bad_record(f, &bad, "bad LOST record");
+	assert_non_null(strstr(f->err, ": 16 bytes, too short for its fields"));
+	rbuf__release(&bad);
+
+	put_raw_record(&bad, PERF_RECORD_LOST_SAMPLES, NULL, 0);
+	check_bad_record(f, &bad, "bad LOST_SAMPLES record");
+	rbuf__release(&bad);
+
+	/* Once ignored: an ID_INDEX without its count. */
+	put_raw_record(&bad, PERF_RECORD_ID_INDEX, NULL, 0);
+	check_bad_record(f, &bad, "bad ID_INDEX record");
+	assert_non_null(strstr(f->err, ": 8 bytes, too short for its count"));
+	rbuf__release(&bad);
+
+	/* Three entries announced, room for two. */
+	put_raw_record(&bad, PERF_RECORD_ID_INDEX, NULL, 8 + 64);
+	memcpy(bad.data + 8, &nr, sizeof(nr));
+	check_bad_record(f, &bad, "bad ID_INDEX record");
+	assert_non_null(strstr(f->err, ": 3 entries in 80 bytes"));
+	rbuf__release(&bad);
+
+	/* attr.size 32: below the first ABI's 64, whatever the record's size. */
+	put_raw_record(&bad, PERF_RECORD_HEADER_ATTR, NULL, 128);
+	memcpy(bad.data + 8, &attr, sizeof(attr));
+	check_bad_record(f, &bad, "bad HEADER_ATTR record");
+	assert_non_null(strstr(f->err, ": an attr of 32 bytes in 136"));
+	rbuf__release(&bad);
+
+	attr.size = 200;
+	put_raw_record(&bad, PERF_RECORD_HEADER_ATTR, NULL, 128);
+	memcpy(bad.data + 8, &attr, sizeof(attr));
+	check_bad_record(f, &bad, "bad HEADER_ATTR record");
+	assert_non_null(strstr(f->err, ": an attr of 200 bytes in 136"));
+	rbuf__release(&bad);
+}
+
+/* A bad record out of compressed data: the COMPRESSED record it came from is named. */
+static void test_bad_compressed_record(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf plain = { 0 }, b = { 0 };
+	struct emit_ctx e = { .out = &b };
+	struct zcomp *z = zcomp__new(3);
+	char want[512];
+	size_t at;
+
+	assert_non_null(z);
+	put_sample(&plain, ST_CPU, 11, T0, 0);
+	put_raw_record(&plain, PERF_RECORD_LOST, NULL, 8);
+	put_pipe_start(&b, ST_CPU);
+	at = b.len;
+	assert_int_equal(zcomp__compress(z, plain.data, plain.len, emit_record, &e), 0);
+	zcomp__delete(z);
+	assert_int_equal(e.nr, 1);
+	write_raw(f->path, b.data, b.len);
+	assert_int_equal(loss_report__read(f->path, &f->r, f->err, sizeof(f->err)), -EINVAL);
+	snprintf(want, sizeof(want), "'%s': bad LOST record in the COMPRESSED record at offset "
+		 "%#zx of %s: 16 bytes, too short for its fields", f->path, at, f->path);
+	assert_string_equal(f->err, want);
+	assert_int_equal(f->r.samples, 1);
+
+	/* A COMPRESSED record in compressed data. */
+	plain.data[plain.len - 16] = PERF_RECORD_COMPRESSED;
+	b.len = at;
+	e.nr = 0;
+	z = zcomp__new(3);
+	assert_non_null(z);
+	assert_int_equal(zcomp__compress(z, plain.data, plain.len, emit_record, &e), 0);
+	zcomp__delete(z);
+	write_raw(f->path, b.data, b.len);
+	assert_int_equal(loss_report__read(f->path, &f->r, f->err, sizeof(f->err)), -EINVAL);
+	snprintf(want, sizeof(want), "'%s': corrupt record (type 81, size 16) in the COMPRESSED "
+		 "record at offset %#zx of %s", f->path, at, f->path);
+	assert_string_equal(f->err, want);
+	rbuf__release(&plain);
+	rbuf__release(&b);
+}
+
 /* ---- the command ---- */
 
 /* Run cmd_report with stdout and stderr sent to files; returns the status. */
@@ -1071,6 +1192,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_auxtrace_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auxtrace_size_wraps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auxtrace_size_past_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_compressed_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
 	};
 
