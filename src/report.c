@@ -853,45 +853,106 @@ static int reader__stream_fd(struct reader *rd, int fd, const char *name, u64 st
 
 /* ---- the header ---------------------------------------------------------- */
 
-static int reader__read_ids(struct reader *rd, int fd, const struct perf_file_section *ids,
-			    const struct perf_event_attr *attr)
+/* The file whose header is being read. */
+struct header_in {
+	int		fd;
+	const char	*name;
+	u64		file_size;
+	u64		ids_bytes;	/* the id arrays read so far */
+};
+
+static int reader__bad_section(struct reader *rd, const struct header_in *hi, const char *what,
+			       const struct perf_file_section *sec, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* A header section that does not fit: -EINVAL, one line naming it and its offset. */
+static int reader__bad_section(struct reader *rd, const struct header_in *hi, const char *what,
+			       const struct perf_file_section *sec, const char *fmt, ...)
 {
+	char why[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return reader__fail(rd, -EINVAL, "'%s': bad %s of %s (%" PRIu64 " bytes at offset %#"
+			    PRIx64 "): %s", rd->path, what, hi->name, sec->size, sec->offset, why);
+}
+
+static bool section__in_file(const struct perf_file_section *sec, u64 file_size)
+{
+	return sec->offset <= file_size && sec->size <= file_size - sec->offset;
+}
+
+/* Read a section checked with section__in_file(); NULL: -ENOMEM or a short read. */
+static u8 *section__read(int fd, const struct perf_file_section *sec)
+{
+	u8 *buf = malloc(sec->size ? sec->size : 1);
+
+	if (buf && pread(fd, buf, sec->size, (off_t)sec->offset) != (ssize_t)sec->size) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * The ids section of the attr at file offset `at`. The id arrays together
+ * are bounded (MAX_ATTRS_BYTES): attrs pointing at one large array could
+ * otherwise have it read and inserted over and over.
+ */
+static int reader__read_ids(struct reader *rd, struct header_in *hi, u64 at,
+			    const struct perf_file_section *ids, const struct perf_event_attr *attr)
+{
+	char what[64];
 	u8 *buf;
 	int err;
 
-	if (ids->size > MAX_ATTRS_BYTES || ids->size % sizeof(u64))
-		return reader__fail(rd, -EINVAL, "'%s': corrupt id array in the header", rd->path);
-	buf = malloc(ids->size ? ids->size : 1);
+	snprintf(what, sizeof(what), "ids section of the attr at offset %#" PRIx64, at);
+	if (ids->size % sizeof(u64))
+		return reader__bad_section(rd, hi, what, ids, "not a whole number of ids");
+	if (ids->size > MAX_ATTRS_BYTES - hi->ids_bytes)
+		return reader__bad_section(rd, hi, what, ids, "the id arrays add up to more "
+					   "than %u MiB", MAX_ATTRS_BYTES >> 20);
+	if (!section__in_file(ids, hi->file_size))
+		return reader__bad_section(rd, hi, what, ids, "past the end of the file (%" PRIu64
+					   " bytes)", hi->file_size);
+	hi->ids_bytes += ids->size;
+	buf = section__read(hi->fd, ids);
 	if (!buf)
-		return -ENOMEM;
-	if (pread(fd, buf, ids->size, (off_t)ids->offset) != (ssize_t)ids->size) {
-		free(buf);
-		return reader__fail(rd, -EINVAL, "'%s': the header's id array is cut short",
-				    rd->path);
-	}
+		return errno == ENOMEM ? -ENOMEM : reader__bad_section(rd, hi, what, ids,
+								       "cannot read it");
 	err = reader__add_evsel(rd, attr, buf, ids->size / sizeof(u64));
 	free(buf);
 	return err;
 }
 
-static int reader__read_attrs(struct reader *rd, int fd, const struct perf_file_header *hdr)
+static int reader__read_attrs(struct reader *rd, struct header_in *hi,
+			      const struct perf_file_header *hdr)
 {
+	const struct perf_file_section *attrs = &hdr->attrs;
 	u64 asz = hdr->attr_size, i, nr;
 	u8 *buf;
 	int err = 0;
 
-	if (asz < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) ||
-	    hdr->attrs.size % asz || hdr->attrs.size > MAX_ATTRS_BYTES)
-		return reader__fail(rd, -EINVAL, "'%s': corrupt attrs section (attr_size %" PRIu64
-				    ", %" PRIu64 " bytes)", rd->path, asz, hdr->attrs.size);
-	nr = hdr->attrs.size / asz;
-	buf = malloc(hdr->attrs.size ? hdr->attrs.size : 1);
+	if (asz < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section))
+		return reader__bad_section(rd, hi, "attrs section", attrs, "attr_size %" PRIu64
+					   " is too small for an attr and its ids section", asz);
+	if (attrs->size % asz)
+		return reader__bad_section(rd, hi, "attrs section", attrs, "not a whole number "
+					   "of attrs of attr_size %" PRIu64, asz);
+	if (attrs->size > MAX_ATTRS_BYTES)
+		return reader__bad_section(rd, hi, "attrs section", attrs, "more than %u MiB",
+					   MAX_ATTRS_BYTES >> 20);
+	if (!section__in_file(attrs, hi->file_size))
+		return reader__bad_section(rd, hi, "attrs section", attrs, "past the end of the "
+					   "file (%" PRIu64 " bytes)", hi->file_size);
+	buf = section__read(hi->fd, attrs);
 	if (!buf)
-		return -ENOMEM;
-	if (pread(fd, buf, hdr->attrs.size, (off_t)hdr->attrs.offset) != (ssize_t)hdr->attrs.size) {
-		free(buf);
-		return reader__fail(rd, -EINVAL, "'%s': the attrs section is cut short", rd->path);
-	}
+		return errno == ENOMEM ? -ENOMEM : reader__bad_section(rd, hi, "attrs section",
+								       attrs, "cannot read it");
+	nr = attrs->size / asz;
 	for (i = 0; i < nr && !err; i++) {
 		const u8 *p = buf + i * asz;
 		struct perf_file_section ids;
@@ -899,10 +960,43 @@ static int reader__read_attrs(struct reader *rd, int fd, const struct perf_file_
 
 		attr__load(&attr, p, asz - sizeof(ids));
 		memcpy(&ids, p + asz - sizeof(ids), sizeof(ids));
-		err = reader__read_ids(rd, fd, &ids, &attr);
+		err = reader__read_ids(rd, hi, attrs->offset + i * asz, &ids, &attr);
 	}
 	free(buf);
 	return err;
+}
+
+/*
+ * The data section [*start, *end): it may run past the end of the file (a
+ * copy cut short: the rest is reported missing), not into the header or
+ * past 2^64.
+ */
+static int reader__data_section(struct reader *rd, const struct header_in *hi,
+				const struct perf_file_header *hdr, u64 *start, u64 *end)
+{
+	const struct perf_file_section *data = &hdr->data;
+
+	if (data->offset < hdr->size)
+		return reader__bad_section(rd, hi, "data section", data, "it overlaps the %"
+					   PRIu64 "-byte header", hdr->size);
+	if (data->size > ~0ULL - data->offset)
+		return reader__bad_section(rd, hi, "data section", data, "its end is past 2^64");
+	*start = data->offset;
+	*end = data->offset + data->size;
+	if (!data->size) {
+		/* A recording that never finished: its data runs to the end. */
+		rd->r->size_from_eof = true;
+		*end = hi->file_size;
+	}
+	if (*end > hi->file_size) {
+		u64 from = *start > hi->file_size ? *start : hi->file_size;
+
+		rd->r->missing_bytes += *end - from;
+		*end = hi->file_size;
+	}
+	if (*start > *end)
+		*start = *end;
+	return 0;
 }
 
 /*
@@ -911,12 +1005,15 @@ static int reader__read_attrs(struct reader *rd, int fd, const struct perf_file_
  */
 static int reader__open_header(struct reader *rd, int fd, const char *name, u64 *start, u64 *end)
 {
+	struct header_in hi = { .fd = fd, .name = name };
 	struct perf_file_header hdr;
 	struct stat st;
 	ssize_t n;
+	int err;
 
 	if (fstat(fd, &st) < 0)
 		return reader__fail(rd, -errno, "cannot stat '%s': %s", name, strerror(errno));
+	hi.file_size = (u64)st.st_size;
 	n = pread(fd, &hdr, sizeof(hdr), 0);
 	if (n < 0)
 		return reader__fail(rd, -errno, "cannot read '%s': %s", name, strerror(errno));
@@ -929,26 +1026,16 @@ static int reader__open_header(struct reader *rd, int fd, const char *name, u64 
 				    name);
 	if (hdr.size == PIPE_HEADER_SIZE) {
 		*start = PIPE_HEADER_SIZE;
-		*end = (u64)st.st_size;
+		*end = hi.file_size;
 		return 0;
 	}
 	if ((size_t)n < sizeof(hdr) || hdr.size != sizeof(hdr))
 		return reader__fail(rd, -EINVAL, "'%s' is not a perf.data file (header of %" PRIu64
 				    " bytes)", name, hdr.size);
-	*start = hdr.data.offset;
-	*end = hdr.data.offset + hdr.data.size;
-	if (!hdr.data.size) {
-		/* A recording that never finished: its data runs to the end. */
-		rd->r->size_from_eof = true;
-		*end = (u64)st.st_size;
-	}
-	if (*end > (u64)st.st_size) {
-		rd->r->missing_bytes += *end - (u64)st.st_size;
-		*end = (u64)st.st_size;
-	}
-	if (*start > *end)
-		*start = *end;
-	return reader__read_attrs(rd, fd, &hdr);
+	err = reader__data_section(rd, &hi, &hdr, start, end);
+	if (!err)
+		err = reader__read_attrs(rd, &hi, &hdr);
+	return err;
 }
 
 static int reader__file(struct reader *rd, const char *name)

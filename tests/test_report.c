@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1096,6 +1097,166 @@ static void test_bad_compressed_record(void **state)
 	rbuf__release(&b);
 }
 
+/* ---- header sections that do not fit the file ---- */
+
+static void read_header(const char *path, struct perf_file_header *hdr)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, hdr, sizeof(*hdr), 0), (ssize_t)sizeof(*hdr));
+	close(fd);
+}
+
+static void patch_u64(const char *path, u64 off, u64 v)
+{
+	int fd = open(path, O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &v, sizeof(v), (off_t)off), (ssize_t)sizeof(v));
+	close(fd);
+}
+
+static u64 file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return (u64)st.st_size;
+}
+
+#define HDR_FIELD(f)	offsetof(struct perf_file_header, f)
+
+/* The file of two_cpu_records(), its header in *hdr; the offset of attr 0's ids section. */
+static u64 good_file(struct fixture *f, struct perf_file_header *hdr)
+{
+	struct rbuf b = { 0 };
+
+	two_cpu_records(&b, ST_CPU);
+	write_perf_data(f, f->path, &b, true);
+	rbuf__release(&b);
+	read_header(f->path, hdr);
+	return hdr->attrs.offset + hdr->attr_size - sizeof(struct perf_file_section);
+}
+
+/* Read f->path: -EINVAL and exactly `want`. */
+static void check_header_error(struct fixture *f, const char *want)
+{
+	assert_int_equal(loss_report__read(f->path, &f->r, f->err, sizeof(f->err)), -EINVAL);
+	assert_string_equal(f->err, want);
+}
+
+static void test_bad_header_sections(void **state)
+{
+	struct fixture *f = *state;
+	struct perf_file_header hdr;
+	char want[512];
+	u64 ids_at, size;
+
+	fixture__evsel(f, 0, ST_CPU, 11, 12);
+
+	/* An attrs offset that wraps: once a short read, now named. */
+	good_file(f, &hdr);
+	patch_u64(f->path, HDR_FIELD(attrs.offset), -8ULL);
+	snprintf(want, sizeof(want), "'%s': bad attrs section of %s (%" PRIu64 " bytes at offset "
+		 "0xfffffffffffffff8): past the end of the file (%" PRIu64 " bytes)", f->path,
+		 f->path, hdr.attrs.size, file_size(f->path));
+	check_header_error(f, want);
+
+	/* attrs 8 bytes past the end. */
+	good_file(f, &hdr);
+	size = file_size(f->path);
+	patch_u64(f->path, HDR_FIELD(attrs.offset), size - hdr.attrs.size + 8);
+	snprintf(want, sizeof(want), "'%s': bad attrs section of %s (%" PRIu64 " bytes at offset "
+		 "%#" PRIx64 "): past the end of the file (%" PRIu64 " bytes)", f->path, f->path,
+		 hdr.attrs.size, size - hdr.attrs.size + 8, size);
+	check_header_error(f, want);
+
+	good_file(f, &hdr);
+	patch_u64(f->path, HDR_FIELD(attr_size), 8);
+	snprintf(want, sizeof(want), "'%s': bad attrs section of %s (%" PRIu64 " bytes at offset "
+		 "%#" PRIx64 "): attr_size 8 is too small for an attr and its ids section",
+		 f->path, f->path, hdr.attrs.size, hdr.attrs.offset);
+	check_header_error(f, want);
+
+	/* Attr 0's two ids, the second past the end of the file. */
+	ids_at = good_file(f, &hdr);
+	size = file_size(f->path);
+	patch_u64(f->path, ids_at, size - 8);
+	snprintf(want, sizeof(want), "'%s': bad ids section of the attr at offset %#" PRIx64
+		 " of %s (16 bytes at offset %#" PRIx64 "): past the end of the file (%" PRIu64
+		 " bytes)", f->path, hdr.attrs.offset, f->path, size - 8, size);
+	check_header_error(f, want);
+
+	good_file(f, &hdr);
+	patch_u64(f->path, ids_at + 8, 12);
+	assert_int_equal(loss_report__read(f->path, &f->r, f->err, sizeof(f->err)), -EINVAL);
+	assert_non_null(strstr(f->err, "(12 bytes at offset"));
+	assert_non_null(strstr(f->err, "): not a whole number of ids"));
+}
+
+/* The data section: not over the header, not past 2^64; past the file: missing. */
+static void test_bad_data_section(void **state)
+{
+	struct fixture *f = *state;
+	struct perf_file_header hdr;
+	char want[512];
+	u64 size;
+
+	fixture__evsel(f, 0, ST_CPU, 11, 12);
+
+	/* Once read as records from byte 0: the header's own bytes. */
+	good_file(f, &hdr);
+	patch_u64(f->path, HDR_FIELD(data.offset), 0);
+	snprintf(want, sizeof(want), "'%s': bad data section of %s (%" PRIu64 " bytes at offset "
+		 "0): it overlaps the 104-byte header", f->path, f->path, hdr.data.size);
+	check_header_error(f, want);
+
+	/* Once a wrapped end and an empty report. */
+	good_file(f, &hdr);
+	patch_u64(f->path, HDR_FIELD(data.size), 0 - hdr.data.offset);
+	snprintf(want, sizeof(want), "'%s': bad data section of %s (%" PRIu64 " bytes at offset "
+		 "%#" PRIx64 "): its end is past 2^64", f->path, f->path, 0 - hdr.data.offset,
+		 hdr.data.offset);
+	check_header_error(f, want);
+
+	/* Wholly past the end of the file: its size is missing, not more. */
+	good_file(f, &hdr);
+	size = file_size(f->path);
+	patch_u64(f->path, HDR_FIELD(data.offset), size + 100);
+	patch_u64(f->path, HDR_FIELD(data.size), 50);
+	read_ok(f, f->path);
+	assert_int_equal(f->r.records, 0);
+	assert_int_equal(f->r.missing_bytes, 50);
+}
+
+/*
+ * Two attrs whose ids sections are one array of 40 MiB (a sparse end of the
+ * file): each fits the file, together they pass the 64 MiB bound on ids.
+ */
+static void test_ids_bound(void **state)
+{
+	struct fixture *f = *state;
+	const u64 big = 40ULL << 20;
+	struct perf_file_header hdr;
+	char want[512];
+	u64 ids_at, size;
+
+	fixture__evsel(f, 0, ST_CPU, 11, 12);
+	fixture__evsel(f, 1, ST_CPU, 13, 14);
+	ids_at = good_file(f, &hdr);
+	size = file_size(f->path);
+	assert_int_equal(truncate(f->path, (off_t)(size + big)), 0);
+	patch_u64(f->path, ids_at, size);
+	patch_u64(f->path, ids_at + 8, big);
+	patch_u64(f->path, ids_at + hdr.attr_size, size);
+	patch_u64(f->path, ids_at + hdr.attr_size + 8, big);
+	snprintf(want, sizeof(want), "'%s': bad ids section of the attr at offset %#" PRIx64
+		 " of %s (%" PRIu64 " bytes at offset %#" PRIx64 "): the id arrays add up to "
+		 "more than 64 MiB", f->path, hdr.attrs.offset + hdr.attr_size, f->path, big, size);
+	check_header_error(f, want);
+}
+
 /* ---- the command ---- */
 
 /* Run cmd_report with stdout and stderr sent to files; returns the status. */
@@ -1194,6 +1355,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_auxtrace_size_past_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_compressed_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_header_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_data_section, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ids_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
 	};
 
