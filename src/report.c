@@ -1325,7 +1325,8 @@ static int reader__windows(struct reader *rd)
 	u64 w = r->window_ns, prev = ~0ULL, *times;
 	size_t i;
 
-	r->nr_windows = r->elapsed_ns ? (r->elapsed_ns + w - 1) / w : 1;
+	/* Rounded up without elapsed + w - 1, which wraps for times near 2^64. */
+	r->nr_windows = r->elapsed_ns ? r->elapsed_ns / w + !!(r->elapsed_ns % w) : 1;
 	if (!rd->nr_lost)
 		return 0;
 	times = malloc(sizeof(*times) * rd->nr_lost);
@@ -1343,7 +1344,7 @@ static int reader__windows(struct reader *rd)
 			continue;
 		prev = k;
 		ws = r->first_time + k * w;
-		we = ws + w < r->last_time ? ws + w : r->last_time;
+		we = r->last_time - ws > w ? ws + w : r->last_time;
 		r->lost_windows++;
 		r->lost_time_windowed_ns += we - ws;
 	}

@@ -800,6 +800,32 @@ static void test_untimed_lost(void **state)
 	rbuf__release(&b);
 }
 
+/*
+ * Times from 1 ns to 2^64 - 2 (0 and ~0 mean "no time"): the count of 10 ms
+ * windows and the last one's length do not wrap. elapsed = 2^64 - 3 ns:
+ * 1844674407371 windows, the last from 1844674407370 windows on, 9551613
+ * ns long, holding the one LOST.
+ */
+static void test_times_near_2_64(void **state)
+{
+	struct fixture *f = *state;
+	const u64 last = ~0ULL - 1;
+	struct rbuf b = { 0 };
+
+	fixture__evsel(f, 0, ST_CPU, 11, 12);
+	put_sample(&b, ST_CPU, 11, 1, 0);
+	put_sample(&b, ST_CPU, 11, last, 0);
+	put_lost(&b, ST_CPU, 11, 1, last, 0);
+	write_perf_data(f, f->path, &b, true);
+	read_ok(f, f->path);
+	assert_int_equal(f->r.elapsed_ns, ~0ULL - 2);
+	assert_int_equal(f->r.nr_windows, 1844674407371ULL);
+	assert_int_equal(f->r.lost_windows, 1);
+	assert_int_equal(f->r.lost_time_windowed_ns, 9551613);
+	assert_true(f->r.loss_metric_windowed <= 1.0);
+	rbuf__release(&b);
+}
+
 /* ---- errors ---- */
 
 static void test_errors(void **state)
@@ -1349,6 +1375,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipe_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unfinished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untimed_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_times_near_2_64, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auxtrace_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auxtrace_size_wraps, setup, teardown),
