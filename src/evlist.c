@@ -819,7 +819,9 @@ static bool evsel__exclude_kernel(struct evsel *evsel)
 	const char *sep = strchr(evsel->name, ':') || strchr(evsel->name, '/') ? "" : ":";
 	char *name;
 
-	if (evsel->attr.exclude_kernel || evsel->attr.exclude_user || perf_event_paranoid() <= 1)
+	/* root is not bound by paranoid, and a tracepoint is the kernel's: nothing to fall back to */
+	if (evsel->attr.exclude_kernel || evsel->attr.exclude_user || perf_event_paranoid() <= 1 ||
+	    geteuid() == 0 || evsel->attr.type == PERF_TYPE_TRACEPOINT)
 		return false;
 	if (asprintf(&name, "%s%su", evsel->name, sep) < 0)
 		return false;
@@ -1068,6 +1070,9 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 	switch (-oerr->err) {
 	case EACCES:
 	case EPERM:
+		if (geteuid() == 0)
+			return snprintf(buf, size, "the kernel refuses '%s' even to root (%s): leave "
+					"it out of -e", name, strerror(-oerr->err));
 		return snprintf(buf, size, "no permission to open '%s' (kernel.perf_event_paranoid is %d): "
 				"run as root, or allow it with 'sysctl kernel.perf_event_paranoid=-1'",
 				name, perf_event_paranoid());

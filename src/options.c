@@ -498,6 +498,12 @@ static int opt_clockid(struct parse_ctx *ctx, const struct opt_def *def,
 		return opt_error(ctx, -EINVAL,
 				 "-k/--clockid given twice ('%s'): give one clock", arg);
 	if (parse_unsigned(arg, 10, INT_MAX, &v) == 0) {
+		struct timespec res;
+
+		/* as perf: a clock this kernel does not have is refused, not dropped */
+		if (clock_getres((clockid_t)v, &res) < 0)
+			return bad_value(ctx, def, arg, "no such clock on this machine; use monotonic, "
+					 "monotonic_raw, realtime, boottime or tai");
 		opts->clockid = (int)v;
 		opts->clockid_set = true;
 		return 0;
@@ -669,11 +675,12 @@ static int opt_mmap_flush(struct parse_ctx *ctx, const struct opt_def *def,
 {
 	unsigned long long v;
 
-	if (parse_size_tag(arg, &v) && parse_unsigned(arg, 10, UINT_MAX, &v))
+	if (parse_size_tag(arg, &v) && parse_unsigned(arg, 10, ULLONG_MAX, &v))
 		return bad_value(ctx, def, arg, "expected a size such as 4096, 64K or 1M");
-	if (v == 0 || v > UINT_MAX)
-		return bad_value(ctx, def, arg, "expected a size from 1 byte to 4G");
-	ctx->opts->mmap_flush = (unsigned int)v;
+	if (v == 0)
+		return bad_value(ctx, def, arg, "expected a size of at least 1 byte");
+	/* as perf: any size, capped at a quarter of a ring when the rings are mapped */
+	ctx->opts->mmap_flush = v > UINT_MAX ? UINT_MAX : (unsigned int)v;
 	return 0;
 }
 

@@ -323,6 +323,8 @@ struct tp_ctx {
 	struct parse_state	*state;
 	const struct event_mod	*mod;
 	const char		*term;
+	bool			any_sys;	/* the system part is a glob */
+	int			added;
 };
 
 static int tracepoint__add(struct tp_ctx *ctx, const char *sys, const char *name, int id)
@@ -339,6 +341,12 @@ static int tracepoint__add_match(void *arg, const char *sys, const char *name)
 	struct tp_ctx *ctx = arg;
 	int id = tracefs__event_id(sys, name), err;
 
+	/*
+	 * As perf: a glob passes over what has no id, and a glob of systems
+	 * over ftrace's, which are no tracepoints perf_event_open() takes.
+	 */
+	if (id == -ENOENT || (ctx->any_sys && !strcmp(sys, "ftrace")))
+		return 0;
 	if (id < 0)
 		return parse_events__error(ctx->state->err, id,
 			"event '%s': cannot read the id of tracepoint %s:%s: %s",
@@ -347,6 +355,7 @@ static int tracepoint__add_match(void *arg, const char *sys, const char *name)
 	if (err)
 		return parse_events__error(ctx->state->err, err, "event '%s': %s", ctx->term,
 					   strerror(-err));
+	ctx->added++;
 	return 0;
 }
 
@@ -386,8 +395,9 @@ static int tracepoint__parse(struct parse_state *state, const char *term, const 
 			"event '%s' is not known; " PERF_LIST_HINT, term);
 
 	if (tracepoint__is_glob(sys) || tracepoint__is_glob(name)) {
+		ctx.any_sys = tracepoint__is_glob(sys);
 		ret = tracefs__for_each_event(sys, name, tracepoint__add_match, &ctx);
-		if (ret == 0)
+		if (ret == 0 || (ret > 0 && !ctx.added))
 			return parse_events__error(state->err, -ENOENT,
 				"event '%s' matches no tracepoint in %s/events; " PERF_LIST_HINT,
 				term, mnt);

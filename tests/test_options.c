@@ -6,6 +6,7 @@
  * input giving -EINVAL and one line that names the offending value.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -529,6 +530,10 @@ static void test_writer_options(void **state)
 	assert_int_equal(p->opts.comp_level, 22);
 	assert_int_equal(p->opts.aio, 4);
 	assert_int_equal(p->opts.mmap_flush, 65536);
+	/* any size, as perf: the rings cap it at a quarter of one */
+	PARSE(p, "--mmap-flush=4G");
+	assert_ok(p);
+	assert_int_equal(p->opts.mmap_flush, UINT_MAX);
 	PARSE(p, "--mmap-flush", "4096", "-z", "--no-compression-level");
 	assert_ok(p);
 	assert_int_equal(p->opts.mmap_flush, 4096);
@@ -884,6 +889,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "-k", "-1" }, "'-1'" },
 	{ { "-k", "CLOCK_" }, "'CLOCK_'" },
 	{ { "-k", "mono", "-k", "raw" }, "'raw'" },
+	{ { "-k", "99" }, "invalid value '99' for -k/--clockid: no such clock" },
 	{ { "--synth=foo" }, "'foo' for --synth" },
 	{ { "--synth=task,foo" }, "'task,foo'" },
 	{ { "--synth=" }, "'' for --synth" },

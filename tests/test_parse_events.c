@@ -332,6 +332,27 @@ static void test_tracepoint_glob_partial(void **state)
 		assert_int_equal(evlist->entries[i]->attr.exclude_guest, 1);
 }
 
+/*
+ * A glob of every system: what has no id, and ftrace's entries (which
+ * perf_event_open() refuses), are passed over as perf does; the rest is
+ * every tracepoint there is.
+ */
+static void test_tracepoint_glob_all(void **state)
+{
+	struct evlist *evlist = *state;
+	struct parse_events_error err;
+	int i, sched = 0;
+
+	need_tracefs();
+	assert_int_equal(parse_events(evlist, "*:*", &err), 0);
+	assert_true(evlist->nr_entries > 0);
+	for (i = 0; i < evlist->nr_entries; i++) {
+		assert_string_not_equal(evlist->entries[i]->tp_sys, "ftrace");
+		sched += !strcmp(evlist->entries[i]->tp_sys, "sched");
+	}
+	assert_int_equal(sched, count_dirs(need_tracefs(), "sched"));
+}
+
 static void test_mixed_list(void **state)
 {
 	struct evlist *evlist = *state;
@@ -488,6 +509,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tracepoint_modifier, setup_evlist,
 						teardown_evlist),
 		cmocka_unit_test_setup_teardown(test_tracepoint_glob, setup_evlist, teardown_evlist),
+		cmocka_unit_test_setup_teardown(test_tracepoint_glob_all, setup_evlist,
+						teardown_evlist),
 		cmocka_unit_test_setup_teardown(test_tracepoint_glob_partial, setup_evlist,
 						teardown_evlist),
 		cmocka_unit_test_setup_teardown(test_mixed_list, setup_evlist, teardown_evlist),
