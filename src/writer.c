@@ -248,6 +248,13 @@ static const struct writer_ops write_ops = {
 
 /* --- WRITER_MMAP ------------------------------------------------------- */
 
+/*
+ * Reserve [off, off + len) of a file whose size is off. A reservation that
+ * fails part-way keeps on ext4 what it allocated (and the size it reached),
+ * which on a nearly full disk is all that was left: it is given back (the
+ * size cut back to off, and any block past it punched), so that a smaller
+ * reservation, this file's or another writer's, can still have it.
+ */
 static int writer__fallocate(int fd, u64 off, u64 len)
 {
 	int err;
@@ -255,6 +262,11 @@ static int writer__fallocate(int fd, u64 off, u64 len)
 	do {
 		err = posix_fallocate(fd, (off_t)off, (off_t)len);
 	} while (err == EINTR);
+	if (err == ENOSPC || err == EDQUOT || err == EFBIG) {
+		if (ftruncate(fd, (off_t)off) == 0)
+			fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+				  (off_t)len);
+	}
 	return -err;
 }
 
