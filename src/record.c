@@ -120,6 +120,8 @@ struct record {
 	int			write_error;	/* -errno from the writer, 0 */
 	int			merge_error;	/* -errno of a merge that kept its directory, 0 */
 	u64			lost_samples;	/* from PERF_FORMAT_LOST at exit */
+	u64			kept_samples;	/* after a write error: the samples in the files */
+	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
 	int			full_argc;
 	const char		**full_argv;
@@ -759,9 +761,10 @@ static int record__write_lost_samples(struct record *rec)
 
 /*
  * After a write error, a data section ends at the last whole record that
- * reached the file: walk the record headers from its start.
+ * reached the file: walk the record headers from its start. *samples (when
+ * not NULL) gets the samples among them.
  */
-static u64 valid_records_size(int fd, u64 start, u64 written)
+static u64 valid_records_size(int fd, u64 start, u64 written, u64 *samples)
 {
 	struct perf_event_header h;
 	u64 pos = 0;
@@ -771,25 +774,42 @@ static u64 valid_records_size(int fd, u64 start, u64 written)
 			break;
 		if (h.size < sizeof(h) || pos + h.size > written)
 			break;
+		if (samples && h.type == PERF_RECORD_SAMPLE)
+			(*samples)++;
 		pos += h.size;
 	}
 	return pos;
 }
 
-/* After a write error, cut every data.N back to its last whole record too. */
+/*
+ * A data.N (or a directory's) cut back to its last whole record; the
+ * samples it keeps are added to *samples.
+ */
+static int cut_ring_file(int fd, u64 *samples)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return ftruncate(fd, (off_t)valid_records_size(fd, 0, (u64)st.st_size, samples)) < 0 ?
+	       -errno : 0;
+}
+
+/*
+ * After a write error, cut every data.N back to its last whole record too,
+ * and count the samples that are there: what the closing line announces.
+ */
 static void record__cut_ring_files(struct record *rec)
 {
 	struct streams *ss = &rec->streams;
-	struct stat st;
 	int i;
 
+	rec->kept_samples = 0;
+	rec->samples_counted = !rec->opts.comp_level;	/* -z: inside COMPRESSED records */
 	for (i = 0; ss->ring_fds && i < ss->nr_files; i++) {
 		int fd = ss->ring_fds[i];
 
-		if (fd < 0 || fstat(fd, &st))
-			continue;
-		if (ftruncate(fd, (off_t)valid_records_size(fd, 0, (u64)st.st_size)) < 0 &&
-		    rec->opts.verbose)
+		if (fd >= 0 && cut_ring_file(fd, &rec->kept_samples) < 0 && rec->opts.verbose)
 			fprintf(stderr, "precord: cannot cut data.%d: %s\n", i, strerror(errno));
 	}
 }
@@ -859,7 +879,25 @@ static int record__finish_output(struct record *rec)
 	end = rec->writer.offset;
 	size = end - rec->data_offset;
 	if (rec->write_error || rec->writer.error) {
-		size = valid_records_size(rec->out_fd, rec->data_offset, size);
+		struct stat st;
+
+		/*
+		 * What the writer took and what reached the file differ after
+		 * an error (an --aio write that failed after the ones before it
+		 * succeeded): a record whose start is there and whose end is
+		 * not must not count, so the walk ends at the file's end.
+		 */
+		if (!rec->device && fstat(rec->out_fd, &st) == 0 &&
+		    (u64)st.st_size < rec->data_offset + size)
+			size = (u64)st.st_size > rec->data_offset ?
+			       (u64)st.st_size - rec->data_offset : 0;
+		if (!rec->threaded) {
+			/* the samples the file keeps: what the closing line announces */
+			rec->kept_samples = 0;
+			rec->samples_counted = !rec->opts.comp_level;
+		}
+		size = valid_records_size(rec->out_fd, rec->data_offset, size,
+					  rec->threaded ? NULL : &rec->kept_samples);
 		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
 			return -errno;
 	}
@@ -1058,7 +1096,8 @@ static void record__print_summary(struct record *rec)
 			rec->merged.given_back ? ", their pages reused as merged" : "");
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
 		rec->device ? (double)rec->writer.offset / 1048576.0 : file_mb(rec->path),
-		rec->path, (unsigned long long)s->samples);
+		rec->path, (unsigned long long)(rec->samples_counted ? rec->kept_samples :
+						s->samples));
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)
 		record__print_loss(rec);
 }
@@ -1187,10 +1226,10 @@ static int record__start_streams(struct record *rec)
  * reached the file) would end perf's reading of it with a crash, so each is
  * cut back to its last whole record, as the data file is.
  */
-static void cut_staging_ring_files(const char *dir)
+static void cut_staging_ring_files(struct record *rec, const char *dir)
 {
 	char path[PATH_MAX];
-	struct stat st;
+	u64 samples = 0;
 	int i, fd;
 
 	for (i = 0;; i++) {
@@ -1198,12 +1237,13 @@ static void cut_staging_ring_files(const char *dir)
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			break;
-		if (fstat(fd, &st) == 0 &&
-		    ftruncate(fd, (off_t)valid_records_size(fd, 0, (u64)st.st_size)) < 0)
+		if (cut_ring_file(fd, &samples) < 0)
 			fprintf(stderr, "precord: cannot cut '%s' back to its last whole record: %s\n",
 				path, strerror(errno));
 		close(fd);
 	}
+	rec->kept_samples = samples;
+	rec->samples_counted = !rec->opts.comp_level;
 }
 
 static int record__keep_dir(const char *staging, const char *path)
@@ -1255,7 +1295,7 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 	if (full) {
 		fprintf(stderr, "precord: no room to merge: '%s' keeps perf's directory layout "
 			"(data + data.N), which perf report reads\n", path);
-		cut_staging_ring_files(staging);
+		cut_staging_ring_files(rec, staging);
 		return record__keep_dir(staging, path);
 	}
 	err = merge__dir(staging, path, &mo, &rec->merged, msg, sizeof(msg));
@@ -1270,7 +1310,7 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 		fprintf(stderr, "precord: %s; '%s' keeps perf's directory layout instead "
 			"('precord merge %s -o FILE' merges it)\n", msg[0] ? msg : strerror(-err),
 			path, path);
-		cut_staging_ring_files(staging);
+		cut_staging_ring_files(rec, staging);
 		return record__keep_dir(staging, path);
 	}
 	if (msg[0] && !rec->opts.quiet)
@@ -1866,6 +1906,20 @@ static int record__stop(struct record *rec)
 	return rec->write_error;
 }
 
+/* Whether perf needs the features to read the file at all: trace data, compression. */
+static bool record__needs_features(const struct record *rec)
+{
+	struct evsel *evsel;
+	int i;
+
+	if (rec->opts.comp_level)
+		return true;
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		if (evsel->attr.type == PERF_TYPE_TRACEPOINT)
+			return true;
+	return false;
+}
+
 int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 {
 	struct record rec = {
@@ -1936,7 +1990,15 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	if (rec.header_written && (rec.streams_started || !rec.threaded)) {
 		int ferr = record__finish_output(&rec);
 
-		if (ferr)
+		bool no_room = ferr == -ENOSPC || ferr == -EDQUOT;
+
+		if (no_room && !rec.threaded && !rec.device)
+			/* the header has the data's size; the features wait ahead of the data */
+			fprintf(stderr, "precord: no room for the features at the end of '%s': %s; "
+				"once there is room, 'precord merge %s' adds them\n", rec.data_path,
+				record__needs_features(&rec) ? "perf cannot read it without them" :
+				"perf reads its samples", rec.data_path);
+		else if (ferr)
 			fprintf(stderr, "precord: cannot finish '%s': %s%s%s%s\n", rec.data_path,
 				strerror(-ferr),
 				rec.threaded ? "; free space, then turn it into a perf.data with "
@@ -1946,7 +2008,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 			ferr = record__finish_last(&rec);
 		if (!ferr && rec.opts.switch_output)
 			record__keep_output(&rec, rec.path);
-		if (!ferr)
+		if (!ferr || (no_room && !rec.threaded && !rec.device))
 			record__print_summary(&rec);
 		if (!err)
 			err = ferr;

@@ -74,27 +74,37 @@ else
 	note "read-only directory: skipped (cannot mount tmpfs)"
 fi
 
-# A full disk: the error says so, the exit is non-zero, and the file opens.
+# A full disk: the error says so, the exit is non-zero, and the file opens,
+# with every writer (an --aio write can fail after the ones before it went
+# through: the file must end at its last whole record on the disk, or perf
+# script dies of SIGBUS on the record cut in two).
 mkdir -p "$T/full"
-if mount -t tmpfs -o size=1m none "$T/full" 2>/dev/null; then
+for writer in "" --aio --mmap-output --threads=cpu; do
+	mount -t tmpfs -o size=1m none "$T/full" 2>/dev/null || { note "full disk: skipped (cannot mount tmpfs)"; break; }
 	# Leave about 300 KB free: room for the start, less than the recording needs.
 	dd if=/dev/zero of="$T/full/filler" bs=1k count=700 status=none 2>/dev/null
-	"$PRECORD" -a -F 4000 -g -o "$T/full/perf.data" -- "$MATMUL" -t 2 -n 400 -r 60 >/dev/null 2>"$T/err"
+	"$PRECORD" $writer -a -F 4000 -g -o "$T/full/perf.data" -- "$MATMUL" -t 2 -n 400 -r 60 >/dev/null 2>"$T/err"
 	st=$?
 	umount_full() { umount "$T/full" 2>/dev/null; }
-	[ $st -ne 0 ] || { umount_full; fail "full disk: exit status 0"; }
-	grep -q "No space left on device" "$T/err" || { cat "$T/err"; umount_full; fail "full disk: no ENOSPC message"; }
-	note "full disk: $(grep -m1 'No space' "$T/err")"
+	[ $st -ne 0 ] || { umount_full; fail "full disk $writer: exit status 0"; }
+	grep -q "No space left on device" "$T/err" || { cat "$T/err"; umount_full; fail "full disk $writer: no ENOSPC message"; }
+	note "full disk $writer: $(grep -m1 'No space' "$T/err")"
 	# One file (one streaming thread), or merged if there was room, else perf's
 	# directory layout: perf reads each.
+	rm -rf "$T/full.data"
 	cp -r "$T/full/perf.data" "$T/full.data"; umount_full
-	opens_in_perf "$T/full.data" "full disk"
+	opens_in_perf "$T/full.data" "full disk $writer"
+	perf script -i "$T/full.data" >/dev/null 2>"$T/full.err"
+	st=$?
+	[ $st -eq 0 ] || { head -3 "$T/full.err"; fail "full disk $writer: perf script exited $st"; }
 	n=$(perf script -G -i "$T/full.data" 2>/dev/null | wc -l)
-	note "full disk: the cut file still holds $n samples"
-	[ "$n" -gt 0 ] || fail "full disk: the samples written before the disk filled are gone"
-else
-	note "full disk: skipped (cannot mount tmpfs)"
-fi
+	note "full disk $writer: the cut file still holds $n samples"
+	[ "$n" -gt 0 ] || fail "full disk $writer: the samples written before the disk filled are gone"
+	# the closing line counts what reached the file, not what was read
+	said=$(samples_of "$T/err")
+	[ -z "$said" ] || [ "$said" -eq "$n" ] ||
+		fail "full disk $writer: precord said $said samples, the file holds $n"
+done
 
 # Room for the recording but not for its merge: a non-zero exit, the
 # message says what to run, and the directory kept holds every sample the
