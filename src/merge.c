@@ -396,22 +396,28 @@ static int mclock__attr_of(const struct mclock *c, const struct perf_event_heade
 	return id ? mclock__id2attr(c, id) : 0;
 }
 
-/* A record's time, 0 when it has none (perf delivers those unsorted). */
+/*
+ * A record's time, 0 when it has none (perf delivers those unsorted). rec
+ * may be unaligned (perf does not pad COMPRESSED records to 8 bytes, so
+ * the records after one are not): its header is read by copy.
+ */
 static u64 mclock__time(const struct mclock *c, const u8 *rec)
 {
-	const struct perf_event_header *h = (const void *)rec;
 	const u8 *body = rec + HDR_SIZE;
-	u64 n = (h->size - HDR_SIZE) / 8;
+	struct perf_event_header h;
 	const struct mattr *ma;
+	u64 n;
 	int a;
 
-	if (h->type >= PERF_RECORD_USER_TYPE_START)
+	memcpy(&h, rec, sizeof(h));
+	n = (h.size - HDR_SIZE) / 8;
+	if (h.type >= PERF_RECORD_USER_TYPE_START)
 		return 0;
-	a = mclock__attr_of(c, h, body, n);
+	a = mclock__attr_of(c, &h, body, n);
 	if (a < 0)
 		return 0;
 	ma = &c->mattrs[a];
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (h.type == PERF_RECORD_SAMPLE)
 		return ma->time_idx >= 0 && (u64)ma->time_idx < n ?
 		       load_u64(body + 8 * (u64)ma->time_idx) : 0;
 	return ma->time_back && (u64)ma->time_back <= n ?
@@ -877,12 +883,14 @@ static int merge__put(struct merge *m, const struct mstream *s, const struct wre
 	return merge__put_mapped(m, p, r->size);
 }
 
+/* rec may be unaligned (after a COMPRESSED record): its header is read by copy. */
 static void merge__count(struct merge *m, const u8 *rec, u64 time)
 {
-	const struct perf_event_header *h = (const void *)rec;
 	struct merge_stats *st = m->stats;
+	struct perf_event_header h;
 
-	switch (h->type) {
+	memcpy(&h, rec, sizeof(h));
+	switch (h.type) {
 	case PERF_RECORD_SAMPLE:
 		st->samples++;
 		if (time && (!st->first_time || time < st->first_time))
@@ -892,11 +900,11 @@ static void merge__count(struct merge *m, const u8 *rec, u64 time)
 		break;
 	case PERF_RECORD_LOST:
 		st->lost_records++;
-		if (h->size >= HDR_SIZE + 16)
+		if (h.size >= HDR_SIZE + 16)
 			st->lost += load_u64(rec + HDR_SIZE + 8);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		if (h->size >= HDR_SIZE + 8)
+		if (h.size >= HDR_SIZE + 8)
 			st->lost_samples += load_u64(rec + HDR_SIZE);
 		break;
 	}
@@ -1269,11 +1277,12 @@ void merge_index__add(struct merge_index *idx, int file, const void *run, size_t
 	w = &idx->files[file];
 	/* From a record it cannot place on, the index only counts bytes. */
 	while (p < end && w->plain && !w->error) {
-		const struct perf_event_header *h = (const void *)p;
+		struct perf_event_header h;
 
-		if (!mwalk__note(w, p, h))
+		memcpy(&h, p, sizeof(h));	/* a COMPRESSED record before may end unaligned */
+		if (!mwalk__note(w, p, &h))
 			break;
-		p += h->size;
+		p += h.size;
 	}
 	w->end += (u64)(end - p);
 }

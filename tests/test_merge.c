@@ -1806,6 +1806,51 @@ static void test_compressed_input(void **state)
 	free(orig.p);
 }
 
+/*
+ * perf does not pad COMPRESSED records to 8 bytes: the records after one
+ * start unaligned, and merge as any other (the sanitizer build checks that
+ * no header is read through a misaligned pointer).
+ */
+static void test_compressed_unaligned(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf plain = { 0 }, packed = { 0 };
+	struct merge_stats st;
+	struct outfile o;
+	struct zcomp *zc;
+	int i, n;
+
+	write_data_file(f, true);
+	for (n = 1; n < 64; n++) {
+		plain.len = 0;
+		packed.len = 0;
+		for (i = 0; i < n; i++)
+			put_sample(&plain, 11, 10 + (u64)i, 500 + (u64)i);
+		zc = zcomp__new(1);
+		assert_non_null(zc);
+		assert_int_equal(zcomp__compress(zc, plain.p, plain.len, rbuf__emit, &packed), 0);
+		zcomp__delete(zc);
+		if (packed.len % 8)
+			break;
+	}
+	assert_true(packed.len % 8);
+	put_sample(&packed, 21, 1000, 900);	/* unaligned */
+	put_comm(&packed, 22, 1001, 77);	/* and one with its time in a trailer */
+	write_file(f->dir, "data.0", packed.p, packed.len);
+
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, NULL, 0), 0);
+	assert_int_equal(st.records, (u64)n + 2);
+	assert_int_equal(st.samples, (u64)n + 1);
+	assert_int_equal(st.last_time, 1000);
+	outfile__load(&o, f->out);
+	assert_int_equal(outfile__check_sorted(&o, 3), n + 2);
+	outfile__check_tags(&o, 500, n);
+	outfile__check_tags(&o, 900, 1);
+	outfile__free(&o);
+	free(plain.p);
+	free(packed.p);
+}
+
 /* -z: one zstd stream of the kernel records, HEADER_COMPRESSED, plain markers between. */
 static void test_compressed_output(void **state)
 {
@@ -2027,6 +2072,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_killed_unnamed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compressed_unaligned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw_header_errors, setup, teardown),
