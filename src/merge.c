@@ -1700,7 +1700,8 @@ static int mjournal__create(struct mjournal *j, struct merge *m, const struct mp
 	/* whole or not at all: written under another name, renamed once complete */
 	snprintf(path, sizeof(path), "%s/%s", m->dir, MERGE_JOURNAL);
 	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	j->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* 0600 as everything precord writes: it names where the recording went */
+	j->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (j->fd < 0)
 		return -errno;
 	q = t = malloc(table);

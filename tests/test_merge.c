@@ -1586,9 +1586,10 @@ static void test_consume(void **state)
 
 /*
  * A consuming merge killed (SIGKILL) half-way leaves its partial output
- * and journal; merging the directory again finishes it: the kernel
- * records of the merge that was never interrupted, in time order, perf
- * finding nothing out of order, the partial output and journal gone. With
+ * and journal (mode 0600, as everything precord writes); merging the
+ * directory again finishes it: the kernel records of the merge that was
+ * never interrupted, in time order, perf finding nothing out of order, the
+ * partial output and journal gone. With
  * the partial output lost too, what the inputs still hold is merged and
  * the loss is told. Killed at its very last entry, every record comes
  * from the partial output.
@@ -1602,6 +1603,7 @@ static void test_consume_killed(void **state)
 	struct merge_stats sr, st;
 	char ref[128], journal[256], err[1024];
 	struct outfile o;
+	struct stat jst;
 	int lose, status, total, round, last;
 	pid_t pid;
 
@@ -1634,7 +1636,8 @@ static void test_consume_killed(void **state)
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFSIGNALED(status));
 		assert_int_equal(WTERMSIG(status), SIGKILL);
-		assert_int_equal(access(journal, F_OK), 0);
+		assert_int_equal(stat(journal, &jst), 0);
+		assert_int_equal(jst.st_mode & 0777, 0600);	/* as all precord writes */
 		assert_int_equal(count_tmp_outputs(f), 1);
 		assert_true(file_has_zeroes(f->dir, "data.0") || file_has_zeroes(f->dir, "data.1") ||
 			    file_has_zeroes(f->dir, "data.2"));
