@@ -241,6 +241,23 @@ struct merge {
 	bool			given;		/* and space was given back: keep it on error */
 };
 
+/* What follows "FILE." in the output's temporary name: six of these, as mkstemp() makes. */
+static const char merge_tmp_chars[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/* path's directory into dir ("." when it names none, "/" for "/f"); returns its last name. */
+static const char *path__split(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash) {
+		snprintf(dir, len, ".");
+		return path;
+	}
+	snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return slash + 1;
+}
+
 static u64 load_u64(const u8 *p)
 {
 	u64 v;
@@ -427,25 +444,15 @@ static u64 mclock__time(const struct mclock *c, const u8 *rec)
 /* ---- input files ---- */
 
 /*
- * path mapped read-only, called label in messages. writable: the fd is
- * kept, read-write, to give space back (consume); a file that cannot be
- * opened for writing is only read.
+ * f maps fd (path in messages), read-only; the fd stays in f->fd when
+ * f->writable, else it is closed, on error too.
  */
-static int mfile__open_path(struct mfile *f, const char *path, const char *label,
-			    bool writable, char *why, size_t len)
+static int mfile__map(struct mfile *f, int fd, const char *path, char *why, size_t len)
 {
 	struct stat st;
-	int fd = -1, err = 0;
+	int err = 0;
 
-	*f = (struct mfile){ 0 };
-	snprintf(f->name, sizeof(f->name), "%s", label);
-	if (writable)
-		fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	else
-		f->writable = true;
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
 		goto out_close;
@@ -468,9 +475,36 @@ out_close:
 		f->writable = false;
 	if (f->writable)
 		f->fd = fd;
-	else if (fd >= 0)
+	else
 		close(fd);
 	return err;
+}
+
+/*
+ * path mapped read-only, called label in messages. writable: the fd is
+ * kept, read-write, to give space back (consume); a file that cannot be
+ * opened for writing is only read.
+ */
+static int mfile__open_path(struct mfile *f, const char *path, const char *label,
+			    bool writable, char *why, size_t len)
+{
+	int fd = -1;
+
+	*f = (struct mfile){ 0 };
+	snprintf(f->name, sizeof(f->name), "%s", label);
+	if (writable)
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	else
+		f->writable = true;
+	if (fd < 0) {
+		int err = -errno;
+
+		snprintf(why, len, "cannot open %s: %s", path, strerror(-err));
+		return err;
+	}
+	return mfile__map(f, fd, path, why, len);
 }
 
 static int mfile__open(struct mfile *f, const char *dir, const char *name, bool writable,
@@ -1822,11 +1856,131 @@ static const struct mj_slot *mj__entry(const u8 *slots, const struct mjournal *j
 }
 
 /*
+ * The partial output a journal names. The journal comes from a directory
+ * anyone may have prepared, and the file it names is read, then removed
+ * once merged: it is taken only if it is the file this merge would have
+ * made, OUT.XXXXXX (merge__name_output()) in the directory of the output
+ * asked for now (compared canonical: the journal holds the realpath() of
+ * the partial output), a regular file of the caller's with no other link,
+ * opened without following a symbolic link and checked on that fd. It is
+ * opened and removed relative to that directory, so a path component
+ * changed meanwhile does not move it elsewhere.
+ */
+struct mpartial {
+	int		dirfd;			/* the output's directory, or -1 */
+	char		name[NAME_MAX + 1];	/* OUT.XXXXXX in it */
+	bool		found;			/* it was there: st says which file */
+	struct stat	st;
+};
+
+/* Why the file of st is not a partial output this merge made, NULL when it may be. */
+static const char *mpartial__refuse(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file";
+	if (st->st_uid != geteuid())
+		return "owned by another user";
+	if (st->st_nlink != 1)
+		return "a file with other links";
+	return NULL;
+}
+
+/*
+ * Open the partial output path (from the journal) of the merge into out,
+ * mapped into f. 0 (p->found false: it is gone), -EPERM when path is not
+ * this merge's partial output (nothing is read or removed), or -errno.
+ */
+static int mpartial__open(struct mpartial *p, struct merge *m, const char *out,
+			  const char *path, struct mfile *f)
+{
+	char dir[PATH_MAX], canon[PATH_MAX], jdir[PATH_MAX], why[PATH_MAX + 64];
+	const char *base = path__split(out, dir, sizeof(dir));
+	const char *jbase = path__split(path, jdir, sizeof(jdir));
+	const char *bad = NULL;
+	size_t n = strlen(base);
+	int fd, err;
+
+	if (!realpath(dir, canon)) {
+		err = -errno;
+		merge__error(m, "cannot resolve %s, the directory of %s: %s", dir, out,
+			     strerror(-err));
+		return err;
+	}
+	if (strcmp(canon, jdir))
+		bad = "not in the output's directory";
+	else if (strncmp(jbase, base, n) || jbase[n] != '.' ||
+		 strspn(jbase + n + 1, merge_tmp_chars) != 6 || jbase[n + 7] ||
+		 n + 7 >= sizeof(p->name))
+		bad = "not named as the output's partial file";
+	if (bad)
+		goto out_refuse;
+	memcpy(p->name, jbase, n + 8);
+	p->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->dirfd < 0) {
+		err = -errno;
+		merge__error(m, "cannot open directory %s: %s", dir, strerror(-err));
+		return err;
+	}
+	/* O_NONBLOCK: a FIFO put there must not hang the merge before it is refused */
+	fd = openat(p->dirfd, p->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 && errno == ELOOP) {
+		bad = "a symbolic link";
+		goto out_refuse;
+	}
+	if (fd < 0 || fstat(fd, &p->st) < 0) {
+		err = -errno;
+		merge__error(m, "cannot open %s: %s", path, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	bad = mpartial__refuse(&p->st);
+	if (bad) {
+		close(fd);
+		goto out_refuse;
+	}
+	p->found = true;
+	*f = (struct mfile){ 0 };
+	snprintf(f->name, sizeof(f->name), "the partial merge");
+	err = mfile__map(f, fd, path, why, sizeof(why));
+	if (err)
+		merge__error(m, "%s", why);
+	return err;
+
+out_refuse:
+	merge__error(m, "%s/" MERGE_JOURNAL " names %s, which is %s, not this merge's partial "
+		     "output (%s.XXXXXX, a regular file of yours next to %s): nothing was merged "
+		     "or removed; give -o the output the killed merge was writing, or find out "
+		     "who prepared %s", m->dir, path, bad, base, out, m->dir);
+	return -EPERM;
+}
+
+/* Remove the partial output once merged, if its name still is that file. */
+static void mpartial__remove(const struct mpartial *p)
+{
+	struct stat st;
+
+	if (p->found && fstatat(p->dirfd, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == p->st.st_dev && st.st_ino == p->st.st_ino)
+		unlinkat(p->dirfd, p->name, 0);
+}
+
+static void mpartial__exit(struct mpartial *p)
+{
+	if (p->dirfd >= 0)
+		close(p->dirfd);
+	p->dirfd = -1;
+}
+
+/*
  * Finish the merge a journal describes: each part's written range of its
  * partial output, and the rest of every input, merged as the sequential
- * merge does. Nothing is given back. 0 or -errno; *old: the partial output.
+ * merge does. Nothing is given back. 0 or -errno; *old: the partial output
+ * (mpartial__open()), for merge__run() to remove once the output is in place.
  */
-static int merge__resume(struct merge *m, int jfd, char *old, size_t oldlen)
+static int merge__resume(struct merge *m, int jfd, const char *out, struct mpartial *old)
 {
 	static const char damaged[] = "%s/" MERGE_JOURNAL " is damaged (%s); the records "
 				      "it describes cannot be merged";
@@ -1835,7 +1989,6 @@ static int merge__resume(struct merge *m, int jfd, char *old, size_t oldlen)
 	u64 page = (u64)sysconf(_SC_PAGESIZE), table_size, *table = NULL;
 	struct mjournal j = { 0 };
 	struct mfile part = { 0 };
-	char why[PATH_MAX + 64];
 	struct mj_head h;
 	u8 *slots = NULL;
 	bool have_part;
@@ -1869,8 +2022,10 @@ static int merge__resume(struct merge *m, int jfd, char *old, size_t oldlen)
 		merge__error(m, damaged, m->dir, "it is short, or names other data.N files");
 		goto out;
 	}
-	snprintf(old, oldlen, "%s", h.tmp);
-	have_part = !mfile__open_path(&part, h.tmp, "the partial merge", false, why, sizeof(why));
+	err = mpartial__open(old, m, out, h.tmp, &part);
+	if (err)
+		goto out;
+	have_part = old->found;
 	for (p = 0; p < j.nr_parts; p++) {
 		const u64 *t = table + saved_nr + (u64)p * (1 + 2 * (u64)saved_nr);
 		const struct mj_slot *e = mj__entry(slots, &j, p);
@@ -2446,19 +2601,14 @@ static int merge__open_streams(struct merge *m, bool consume)
 
 static int merge__open_output(struct merge *m, const char *out, char *tmp, size_t len)
 {
-	char dir[PATH_MAX], *slash;
+	char dir[PATH_MAX];
 
 	if (snprintf(tmp, len, "%s.XXXXXX", out) >= (int)len) {
 		merge__error(m, "the output name '%s' is too long", out);
 		return -ENAMETOOLONG;
 	}
 	m->tmp = tmp;
-	snprintf(dir, sizeof(dir), "%s", out);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		slash[slash == dir] = '\0';	/* "/f": "/" */
+	path__split(out, dir, sizeof(dir));
 	/* naming it later goes through /proc/self/fd (no CAP_DAC_READ_SEARCH needed) */
 	if (access("/proc/self/fd", X_OK) == 0) {
 		m->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -2482,7 +2632,6 @@ static int merge__open_output(struct merge *m, const char *out, char *tmp, size_
  */
 static int merge__name_output(struct merge *m)
 {
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	char proc[64];
 	size_t n = strlen(m->tmp);
 	struct timespec ts;
@@ -2496,7 +2645,8 @@ static int merge__name_output(struct merge *m)
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->fd);
 	for (tries = 0; tries < 100; tries++) {
 		for (i = 0; i < 6; i++)
-			m->tmp[n - 6 + i] = set[rand_r(&seed) % (sizeof(set) - 1)];
+			m->tmp[n - 6 + i] = merge_tmp_chars[rand_r(&seed) %
+							    (sizeof(merge_tmp_chars) - 1)];
 		if (linkat(AT_FDCWD, proc, AT_FDCWD, m->tmp, AT_SYMLINK_FOLLOW) == 0) {
 			m->tmp_named = true;
 			return 0;
@@ -2625,7 +2775,8 @@ static int merge__open_journal(const struct merge *m, char *path, size_t len)
 
 static int merge__run(struct merge *m, const char *out, const struct merge_opts *opts)
 {
-	char tmp[PATH_MAX], journal[PATH_MAX], old[PATH_MAX] = "";
+	char tmp[PATH_MAX], journal[PATH_MAX];
+	struct mpartial old = { .dirfd = -1 };
 	int err, jfd = -1;
 	u64 data_offset;
 
@@ -2645,7 +2796,7 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 	if (!err)
 		err = merge__data_records(m);
 	if (!err && jfd >= 0)
-		err = merge__resume(m, jfd, old, sizeof(old));
+		err = merge__resume(m, jfd, out, &old);
 	else if (!err)
 		err = merge__parallel(m, opts);
 	if (!err && jfd < 0)
@@ -2672,12 +2823,13 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 	}
 	if (!err) {
 		/* the journal last: without it, what the partial output held is lost */
-		if (old[0] && strcmp(old, out))
-			unlink(old);
+		mpartial__remove(&old);
+		mpartial__exit(&old);
 		if (jfd >= 0 || m->journal)
 			unlink(journal);
 		return 0;
 	}
+	mpartial__exit(&old);
 	if (m->errlen && !m->err[0])
 		merge__error(m, "cannot merge %s into %s: %s", m->dir, out, strerror(-err));
 	if (m->given) {

@@ -1671,6 +1671,153 @@ static void test_consume_killed(void **state)
 	}
 }
 
+/* The canonical path of f->out's one temporary output in /var/tmp, into path. */
+static void find_tmp_output(const struct fixture *f, char *path, size_t len)
+{
+	const char *base = strrchr(f->out, '/') + 1;
+	size_t n = strlen(base);
+	char dir[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir("/var/tmp");
+	int nr = 0;
+
+	assert_non_null(d);
+	assert_non_null(realpath("/var/tmp", dir));
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, base, n) || e->d_name[n] != '.')
+			continue;
+		assert_true(snprintf(path, len, "%s/%s", dir, e->d_name) < (int)len);
+		nr++;
+	}
+	closedir(d);
+	assert_int_equal(nr, 1);
+}
+
+/* Make the journal name path as its partial output (where it named old). */
+static void journal__rename_tmp(const char *journal, const char *old, const char *path)
+{
+	u8 head[8192];
+	ssize_t n;
+	u8 *at;
+	int fd = open(journal, O_RDWR);
+
+	assert_true(fd >= 0);
+	n = pread(fd, head, sizeof(head), 0);
+	assert_true(n > 0);
+	at = memmem(head, (size_t)n, old, strlen(old) + 1);
+	assert_non_null(at);
+	assert_int_equal(pwrite(fd, path, strlen(path) + 1, at - head), (ssize_t)strlen(path) + 1);
+	close(fd);
+}
+
+static void assert_file_holds(const char *path, const u8 *p, size_t len)
+{
+	size_t n;
+	u8 *q = read_whole(path, &n);
+
+	assert_int_equal(n, len);
+	assert_memory_equal(q, p, len);
+	free(q);
+}
+
+/*
+ * A journal is read from a directory anyone may have prepared: the merge
+ * that finishes it reads and then removes only the partial output it
+ * would have made itself, OUT.XXXXXX next to its output, a regular file of
+ * the caller's with no other link. A journal naming another file (here a
+ * copy of the partial output, which would merge), a symbolic link, a hard
+ * link or a file of another user in its place is refused, and nothing is
+ * removed; named back, the partial output finishes the merge.
+ */
+static void test_resume_foreign_partial(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts one = { .round_bytes = 65536, .jobs = 1 };
+	struct merge_opts eat = { .round_bytes = 65536, .jobs = 4, .part_min = 16384,
+				  .consume = true, .give_step = 4096, .fault.kill_at = 12 };
+	char journal[256], err[2 * PATH_MAX], partial[PATH_MAX], victim[PATH_MAX];
+	char planted[PATH_MAX], dir[PATH_MAX], *now = partial;
+	struct merge_stats st;
+	size_t len;
+	int status, i;
+	pid_t pid;
+	u8 *copy;
+
+	if (on_tmpfs("/var/tmp")) {
+		print_message("/var/tmp is on tmpfs: no parallel merge to kill\n");
+		return;
+	}
+	make_parallel_dir(f, false);
+	snprintf(journal, sizeof(journal), "%s/merge.journal", f->dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		merge__dir(f->dir, f->out, &eat, NULL, NULL, 0);
+		_exit(0);	/* not reached: killed at the 12th journal entry */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	find_tmp_output(f, partial, sizeof(partial));
+	copy = read_whole(partial, &len);
+
+	/* somebody's file elsewhere, as large as the partial output */
+	assert_non_null(realpath(f->dir, victim));
+	strcat(victim, "/victim");
+	write_file(f->dir, "victim", copy, len);
+	assert_non_null(realpath("/var/tmp", dir));
+	for (i = 0; i < 5; i++) {
+		const char *want = i == 0 ? "not in the output's directory" :
+				   i == 1 ? "a symbolic link" :
+				   i == 2 ? "a file with other links" :
+				   i == 3 ? "owned by another user" : "not named as";
+
+		assert_true(snprintf(planted, sizeof(planted), "%s/%s.%s", dir,
+				     strrchr(f->out, '/') + 1, i == 4 ? "zzz-zz" : "zzzzzz") <
+			    (int)sizeof(planted));
+		if (i == 0)
+			snprintf(planted, sizeof(planted), "%s", victim);
+		else if (i == 1)
+			assert_int_equal(symlink(victim, planted), 0);
+		else if (i == 2)
+			assert_int_equal(link(victim, planted), 0);
+		else if (i == 3 && geteuid() != 0)
+			continue;	/* cannot give a file away */
+		else if (i == 3) {
+			int fd = open(planted, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+			assert_true(fd >= 0);
+			assert_int_equal(write(fd, copy, len), (ssize_t)len);
+			assert_int_equal(fchown(fd, 65534, 65534), 0);
+			close(fd);
+		}
+		journal__rename_tmp(journal, now, planted);
+		now = planted;
+		assert_int_equal(merge__dir(f->dir, f->out, &one, &st, err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, "not this merge's partial output"));
+		assert_non_null(strstr(err, want));
+		assert_null(strchr(err, '\n'));
+		assert_file_holds(victim, copy, len);
+		assert_file_holds(partial, copy, len);
+		assert_int_equal(access(journal, F_OK), 0);
+		assert_int_not_equal(access(f->out, F_OK), 0);
+		if (i == 1 || i == 2 || i == 3) {
+			struct stat lst;
+
+			assert_int_equal(lstat(planted, &lst), 0);	/* not removed either */
+			unlink(planted);
+		}
+		/* what the journal says is unchanged, but for the name */
+		journal__rename_tmp(journal, now, partial);
+		now = partial;
+	}
+
+	assert_int_equal(merge__dir(f->dir, f->out, &one, &st, err, sizeof(err)), 0);
+	assert_true(st.resumed);
+	assert_int_not_equal(access(partial, F_OK), 0);
+	assert_file_holds(victim, copy, len);
+	free(copy);
+}
+
 /*
  * A merge killed once everything is written, just before the output gets
  * its name: nothing of it is left next to the output (it had no name), on
@@ -2072,6 +2219,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_consume, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_consume_killed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_consume_failed, setup_disk, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_foreign_partial, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_unnamed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),

@@ -89,7 +89,11 @@ struct merge_stats {
  * the middle of a record (a recording killed with SIGKILL) is read up to its
  * last whole record. A dir/merge.journal left by a consuming merge that was
  * killed is finished: the records its partial output holds plus what its
- * inputs still hold. Returns 0 or -errno with a one-line message in err; on
+ * inputs still hold. The partial output the journal names is read, and
+ * removed once merged, only if it is the one this merge would have made:
+ * out_path.XXXXXX next to out_path, a regular file of the caller's with no
+ * other link, not a symbolic link; else -EPERM, and nothing is read or
+ * removed. Returns 0 or -errno with a one-line message in err; on
  * success err is empty, or describes the first file cut short (a warning).
  * When a consuming merge fails after giving space back (stats->given_back),
  * its partial output and journal stay for a later merge__dir() on dir.
