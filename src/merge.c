@@ -78,12 +78,15 @@
  * (a recording killed with SIGKILL) or holds a record header with size < 8
  * (an mmap writer's unused, zeroed tail) ends that stream at the last whole
  * record; the first such cut is described in the message buffer and counted
- * in the stats. A `data` whose header was never finished (data size 0, no
- * feature table) is read to its end, and the merged file has no features,
- * but for a single file's: those precord wrote ahead of its data, or for
- * perf's of tracepoints, their TRACING_DATA from this machine's tracefs.
- * AUX area data (PERF_RECORD_AUXTRACE, whose payload lies outside
- * header.size, and HEADER_AUXTRACE's file offsets) is refused.
+ * in the stats. A data.N that begins with a page of zeroes and has data
+ * after them, or data.N files all zeroes where none holds a record, are
+ * inputs a consuming merge gave back: refused (merge__check_given_back()).
+ * A `data` whose header was never finished (data size 0, no feature table)
+ * is read to its end, and the merged file has no features, but for a
+ * single file's: those precord wrote ahead of its data, or for perf's of
+ * tracepoints, their TRACING_DATA from this machine's tracefs. AUX area
+ * data (PERF_RECORD_AUXTRACE, whose payload lies outside header.size, and
+ * HEADER_AUXTRACE's file offsets) is refused.
  *
  * Everything hangs off a struct merge that lives for one merge__dir() call;
  * each part of a parallel merge gets a copy with streams, heap and writer
@@ -130,6 +133,7 @@
 #define MERGE_GIVE_STEP		(2ULL << 20)	/* give input space back in aligned steps */
 #define MERGE_GIVE_WRITE	(1 << 20)	/* bytes a consuming part writes at once */
 #define MERGE_JOURNAL		"merge.journal"
+#define MERGE_GIVEN_MIN		4096		/* leading zeroes that were given back */
 #define EXIT_USAGE		129
 
 #define HDR_SIZE		sizeof(struct perf_event_header)
@@ -2597,6 +2601,61 @@ static int merge__open_streams(struct merge *m, bool consume)
 	return err;
 }
 
+/*
+ * Inputs a consuming merge gave back read as zeroes, and so would merge
+ * into an output with none of their records (replacing the good one a
+ * second `precord merge DIR` would overwrite); they are refused. Ranges go
+ * back in aligned steps of at least a page from where each part starts,
+ * and the first part starts at offset 0 of every file: a data.N that
+ * gave anything back begins with a page of zeroes. The writers leave no
+ * such start: the mmap writer, killed in a copy, leaves the copy's header
+ * (8 bytes) and at most its first vector unwritten, with the record's
+ * body after them, and the room it reserved runs to the end of the file.
+ * So a data.N that begins with MERGE_GIVEN_MIN bytes of zeroes and has
+ * data after them is refused, and so are data.N files that are all zeroes
+ * when no other holds a record (a recording killed before writing one
+ * loses nothing by it). A file cut short by zeroes after its records is
+ * merged up to them, as before. 0 or -ENODATA, said in m->err.
+ */
+static int merge__check_given_back(struct merge *m, const char *out)
+{
+	const struct mfile *zero = NULL;
+	int i, records = 0;
+
+	for (i = 0; i < m->nr_streams; i++) {
+		const struct mfile *f = &m->streams[i].file;
+		u64 n = f->map_len < MERGE_GIVEN_MIN ? f->map_len : MERGE_GIVEN_MIN;
+
+		if (!f->map_len)
+			continue;
+		if (f->map_len < HDR_SIZE || f->map[0] || memcmp(f->map, f->map + 1, n - 1)) {
+			records++;	/* a record, or what a killed writer left of one */
+			continue;
+		}
+		if (mfile__zero_tail(f, 0)) {
+			zero = zero ? zero : f;
+			continue;
+		}
+		if (n < MERGE_GIVEN_MIN) {
+			records++;
+			continue;
+		}
+		merge__error(m, "%s/%s holds zeroes at offset 0 where its first record should "
+			     "be, then data: a consuming merge gave its records back as it merged "
+			     "them, into the file it wrote; nothing was merged and %s is left as "
+			     "it was (%s is no recording now: remove it)", m->dir, f->name, out,
+			     m->dir);
+		return -ENODATA;
+	}
+	if (records || !zero)
+		return 0;
+	merge__error(m, "no data.N of %s holds a record: %s/%s and the others are zeroes from "
+		     "offset 0, as a consuming merge leaves its inputs (or a recording killed "
+		     "before it wrote any); nothing was merged and %s is left as it was",
+		     m->dir, m->dir, zero->name, out);
+	return -ENODATA;
+}
+
 /* ---- the output file ---- */
 
 static int merge__open_output(struct merge *m, const char *out, char *tmp, size_t len)
@@ -2785,6 +2844,8 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 		jfd = merge__open_journal(m, journal, sizeof(journal));
 	if (!err)
 		err = merge__open_streams(m, opts->consume && jfd < 0);
+	if (!err && jfd < 0)
+		err = merge__check_given_back(m, out);
 	if (!err)
 		err = merge__open_output(m, out, tmp, sizeof(tmp));
 	if (err) {

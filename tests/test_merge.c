@@ -281,6 +281,33 @@ static void write_data_file(struct fixture *f, bool finish)
 
 /* ---- reading the merged file back ---- */
 
+/* The whole of a file, in *len bytes (malloc'ed). */
+static u8 *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	u8 *p;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	p = malloc((size_t)st.st_size + 1);
+	assert_non_null(p);
+	assert_int_equal(read(fd, p, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return p;
+}
+
+static void assert_file_holds(const char *path, const u8 *p, size_t len)
+{
+	size_t n;
+	u8 *q = read_whole(path, &n);
+
+	assert_int_equal(n, len);
+	assert_memory_equal(q, p, len);
+	free(q);
+}
+
 struct orec {
 	u32		type;
 	u16		size;
@@ -811,6 +838,72 @@ static void test_zeroed_tail(void **state)
 	assert_non_null(strstr(err, "data.0 ends in 4096 bytes of zeroes"));
 	assert_int_equal(st.bytes_cut, sizeof(zeros));
 	assert_int_equal(st.records, 40);
+	free(b0.p);
+	free(b1.p);
+}
+
+/*
+ * What a consuming merge gave back reads as zeroes from offset 0 of each
+ * data.N: a file that begins with a page of zeroes and has data after
+ * them is refused, and so are files all zeroes when none holds a record,
+ * naming the file and offset and leaving the output as it was. The mmap
+ * writer killed in its first copy leaves a zero header then the record's
+ * body: that still merges, cut there, as does a file all zeroes next to
+ * one with records.
+ */
+static void test_given_back_inputs(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b0 = { 0 }, b1 = { 0 };
+	struct merge_stats st;
+	char err[1024], zeros[8192] = { 0 };
+	u8 *before;
+	size_t len;
+	int i;
+
+	write_data_file(f, true);
+	for (i = 0; i < 20; i++)
+		put_sample(&b1, 21, 11 + 2 * (u64)i, 200 + (u64)i);
+	write_file(f->dir, "data.1", b1.p, b1.len);
+	write_file(f->dir, "data.0", b1.p, b1.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
+	before = read_whole(f->out, &len);
+
+	/* given back at its start, records after */
+	rbuf__put(&b0, zeros, sizeof(zeros));
+	for (i = 0; i < 20; i++)
+		put_sample(&b0, 11, 10 + 2 * (u64)i, 100 + (u64)i);
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), -ENODATA);
+	assert_non_null(strstr(err, "data.0 holds zeroes at offset 0"));
+	assert_non_null(strstr(err, "gave its records back"));
+	assert_null(strchr(err, '\n'));
+	assert_file_holds(f->out, before, len);
+
+	/* all given back */
+	write_file(f->dir, "data.0", zeros, sizeof(zeros));
+	write_file(f->dir, "data.1", zeros, 4096);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), -ENODATA);
+	assert_non_null(strstr(err, "no data.N of"));
+	assert_non_null(strstr(err, "data.0 and the others are zeroes from offset 0"));
+	assert_file_holds(f->out, before, len);
+
+	/* all zeroes beside records: room an mmap writer reserved and never filled */
+	write_file(f->dir, "data.1", b1.p, b1.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.records, 20);
+	assert_non_null(strstr(err, "data.0 ends in 8192 bytes of zeroes from offset 0"));
+
+	/* killed in its first copy: a zero header, then the body */
+	b0.len = 0;
+	put_sample(&b0, 11, 10, 100);
+	memset(b0.p, 0, HDR);
+	rbuf__put(&b0, zeros, sizeof(zeros));
+	write_file(f->dir, "data.0", b0.p, b0.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.records, 20);
+	assert_non_null(strstr(err, "data.0 has a record of size 0 at offset 0"));
+	free(before);
 	free(b0.p);
 	free(b1.p);
 }
@@ -1370,23 +1463,6 @@ static void test_parallel_fallback(void **state)
 	assert_true(st.parts == 0 || st.parts >= 2);
 }
 
-/* The whole of a file, in *len bytes (malloc'ed). */
-static u8 *read_whole(const char *path, size_t *len)
-{
-	struct stat st;
-	u8 *p;
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	p = malloc((size_t)st.st_size + 1);
-	assert_non_null(p);
-	assert_int_equal(read(fd, p, (size_t)st.st_size), st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return p;
-}
-
 /*
  * What a streaming thread does: each data.N of the directory handed to the
  * index in runs of whole records, of sizes that vary (one record up to
@@ -1708,16 +1784,6 @@ static void journal__rename_tmp(const char *journal, const char *old, const char
 	assert_non_null(at);
 	assert_int_equal(pwrite(fd, path, strlen(path) + 1, at - head), (ssize_t)strlen(path) + 1);
 	close(fd);
-}
-
-static void assert_file_holds(const char *path, const u8 *p, size_t len)
-{
-	size_t n;
-	u8 *q = read_whole(path, &n);
-
-	assert_int_equal(n, len);
-	assert_memory_equal(q, p, len);
-	free(q);
 }
 
 /*
@@ -2206,6 +2272,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sample_id_and_foreign_attrs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_evsel_no_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zeroed_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_given_back_inputs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unfinished_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_file_ahead, setup, teardown),
