@@ -72,7 +72,8 @@
  * parallel parts punch each input's merged ranges out of the file as they
  * go, so the output's pages are the inputs' just freed, with a journal
  * (DIR/merge.journal) that lets a later merge__dir() on DIR finish a merge
- * killed half-way ("consume" below).
+ * killed half-way ("consume" below). Once the output is in place, what is
+ * left of DIR goes (merge__remove_consumed()).
  *
  * What reached the disk is what is merged: a file that ends inside a record
  * (a recording killed with SIGKILL) or holds a record header with size < 8
@@ -114,6 +115,7 @@
 #include <linux/falloc.h>
 
 #include "precord/merge.h"
+#include "precord/output.h"
 #include "precord/tracefs.h"
 #include "precord/evlist.h"
 #include "precord/evsel.h"
@@ -1635,6 +1637,18 @@ static void mpart__exit(struct mpart *p)
  * parts' written ranges of the partial output with the rest of every input
  * the entries describe. Power loss is not covered: neither the inputs nor
  * the output were ever synced.
+ *
+ * The end. What is left of the inputs is then no recording: merged again,
+ * it would replace the output with one missing what was given back. The
+ * journal's magic says how far the end got: MJ_FINISHED before the whole
+ * partial output of a consuming merge is renamed to the output (after
+ * that, resuming without it would lose its records), MJ_DONE once the
+ * output is in place (a resumed merge: after its rename, so that a merge
+ * killed before it resumes again, from the partial output still there).
+ * The partial output, the inputs and last the journal are then removed;
+ * a merge of a DIR whose journal is marked refuses, saying where the
+ * output is, and one whose journal is gone refuses inputs that begin
+ * with what was given back (merge__check_given_back()).
  */
 struct mj_head {
 	char	magic[8];
@@ -1646,6 +1660,8 @@ struct mj_head {
 
 /* After the head: u64 num[nr_streams], then per part u64 offset, lo[nr_streams], hi[nr_streams]. */
 #define MJ_MAGIC	"PRECMJ1"
+#define MJ_FINISHED	"PRECMJF"	/* the merged file is whole, as tmp, to be renamed */
+#define MJ_DONE		"PRECMJD"	/* the output is in place: DIR is being removed */
 #define MJ_TABLE	(sizeof(struct mj_head))
 
 struct mj_stream {
@@ -2832,16 +2848,77 @@ static int merge__open_journal(const struct merge *m, char *path, size_t len)
 	return m->single ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/*
+ * A journal its merge marked finished or done: that merge completed, and
+ * what is left of DIR is no recording. Refused, saying where the merged
+ * file is: -EALREADY; 0 for a journal to resume (merge__resume() checks it).
+ */
+static int merge__check_journal(struct merge *m, int jfd)
+{
+	struct mj_head h;
+	int n;
+
+	if (mj__pread(jfd, &h, sizeof(h), 0) || !memchr(h.tmp, 0, sizeof(h.tmp)))
+		return 0;
+	/* the output's name: the partial output's, less ".XXXXXX" */
+	n = (int)strlen(h.tmp) > 7 ? (int)strlen(h.tmp) - 7 : 0;
+	if (!memcmp(h.magic, MJ_FINISHED, sizeof(h.magic)))
+		merge__error(m, "%s was merged already and its data.N given back: the merged file "
+			     "is %.*s, or %s if the merge was killed before renaming it (rename it "
+			     "then); nothing is left to merge: remove %s", m->dir, n, h.tmp, h.tmp,
+			     m->dir);
+	else if (!memcmp(h.magic, MJ_DONE, sizeof(h.magic)))
+		merge__error(m, "%s was merged already, into %.*s, and its data.N given back: "
+			     "nothing is left to merge; remove %s", m->dir, n, h.tmp, m->dir);
+	else
+		return 0;
+	return -EALREADY;
+}
+
+/* Say in the journal that its merge got this far (MJ_FINISHED, MJ_DONE). 0 or -errno. */
+static int merge__mark_journal(const char *journal, const char *magic)
+{
+	int fd = open(journal, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	int err = fd < 0 ? -errno : mj__pwrite(fd, magic, 8, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/*
+ * The output is in place and holds what the inputs gave back (this merge
+ * consumed them, or finished a merge that did): what is left of DIR is
+ * no recording, and merged again it would replace the output with what
+ * is left. The journal is marked done first, so that a merge killed while
+ * removing leaves a directory later merges refuse (merge__check_journal());
+ * then the partial output, the inputs and, last, the journal go. Where the
+ * journal cannot be marked, everything stays: a resumed merge then still
+ * has its partial output, and merging DIR again gives the same output.
+ */
+static void merge__remove_consumed(struct merge *m, const char *journal, const char *out,
+				   const struct mpartial *old, const struct merge_opts *opts)
+{
+	if (merge__mark_journal(journal, MJ_DONE))
+		return;
+	if (opts->fault.kill_removing)
+		raise(SIGKILL);
+	mpartial__remove(old);
+	output__remove_dir(m->dir, out);
+}
+
 static int merge__run(struct merge *m, const char *out, const struct merge_opts *opts)
 {
 	char tmp[PATH_MAX], journal[PATH_MAX];
 	struct mpartial old = { .dirfd = -1 };
+	bool finished = false;
 	int err, jfd = -1;
 	u64 data_offset;
 
-	err = merge__open_data(m);
+	jfd = merge__open_journal(m, journal, sizeof(journal));
+	err = jfd >= 0 ? merge__check_journal(m, jfd) : 0;
 	if (!err)
-		jfd = merge__open_journal(m, journal, sizeof(journal));
+		err = merge__open_data(m);
 	if (!err)
 		err = merge__open_streams(m, opts->consume && jfd < 0);
 	if (!err && jfd < 0)
@@ -2878,16 +2955,27 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 	}
 	if (close(m->fd) < 0 && !err)
 		err = -errno;
+	/*
+	 * Inputs given back: once tmp is the output, the journal could only
+	 * resume the merge without its partial output, so it says first that
+	 * tmp is whole.
+	 */
+	if (!err && m->given) {
+		err = merge__mark_journal(journal, MJ_FINISHED);
+		if (err)
+			merge__error(m, "cannot mark %s finished: %s", journal, strerror(-err));
+		finished = !err;
+	}
 	if (!err && rename(tmp, out) < 0) {
 		err = -errno;
 		merge__error(m, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
 	}
 	if (!err) {
-		/* the journal last: without it, what the partial output held is lost */
-		mpartial__remove(&old);
-		mpartial__exit(&old);
-		if (jfd >= 0 || m->journal)
+		if (m->given || jfd >= 0)
+			merge__remove_consumed(m, journal, out, &old, opts);
+		else if (m->journal)
 			unlink(journal);
+		mpartial__exit(&old);
 		return 0;
 	}
 	mpartial__exit(&old);
@@ -2897,7 +2985,10 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 		/* what left the inputs is in tmp: both stay for merge__resume() */
 		size_t n = strlen(m->err);
 
-		if (n < m->errlen)
+		if (n < m->errlen && finished)
+			snprintf(m->err + n, m->errlen - n, " (the merged file is %s: rename "
+				 "it to %s, then remove %s)", tmp, out, m->dir);
+		else if (n < m->errlen)
 			snprintf(m->err + n, m->errlen - n, " (the merged part is in %s, and "
 				 "%s/" MERGE_JOURNAL " says what is where: 'precord merge %s' "
 				 "finishes the merge)", tmp, m->dir, m->dir);

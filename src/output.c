@@ -118,16 +118,33 @@ enum output_kind output__kind(const char *path)
 	return OUTPUT_OTHER;
 }
 
-int output__remove_dir(const char *dir)
+/* name in the directory of dirfd, unless it is the file of keep. */
+static void unlink_unless(int dirfd, const char *name, const struct stat *keep)
+{
+	struct stat st;
+
+	if (keep && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == keep->st_dev && st.st_ino == keep->st_ino)
+		return;
+	unlinkat(dirfd, name, 0);	/* a directory of that name stays */
+}
+
+int output__remove_dir(const char *dir, const char *keep)
 {
 	DIR *d = open_dir_nofollow(dir);
+	struct stat ks;
 	struct dirent *de;
 
 	if (!d)
 		return -errno;
+	if (!keep || stat(keep, &ks) < 0)
+		keep = NULL;
 	while ((de = readdir(d)))
-		if (!dot_name(de->d_name) && recording_file_name(de->d_name))
-			unlinkat(dirfd(d), de->d_name, 0);	/* a directory of that name stays */
+		if (!dot_name(de->d_name) && recording_file_name(de->d_name) &&
+		    strcmp(de->d_name, JOURNAL_NAME))
+			unlink_unless(dirfd(d), de->d_name, keep ? &ks : NULL);
+	/* the journal last: until it goes, it says what the directory is */
+	unlink_unless(dirfd(d), JOURNAL_NAME, keep ? &ks : NULL);
 	closedir(d);
 	return rmdir(dir) < 0 ? -errno : 0;
 }
@@ -149,7 +166,7 @@ static int remove_old(const char *old, char *msg, size_t len)
 	if (!S_ISDIR(st.st_mode))
 		err = unlink(old) < 0 ? -errno : 0;
 	else
-		err = output__remove_dir(old);
+		err = output__remove_dir(old, NULL);
 	if (err == -ENOTEMPTY || err == -EEXIST)
 		snprintf(msg, len, "'%s' holds files that are not a recording's, so it is not "
 			 "replaced: move it away, or choose another output with -o", old);

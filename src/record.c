@@ -522,7 +522,7 @@ static int record__mmap(struct record *rec)
 /* Remove a staging directory of ours: its data and data.N files, then itself. */
 static void remove_staging(const char *dir)
 {
-	output__remove_dir(dir);
+	output__remove_dir(dir, NULL);
 }
 
 /* What was at the output path goes aside as FILE.old where perf would move it. */

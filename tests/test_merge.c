@@ -1585,23 +1585,52 @@ static void test_parallel_index(void **state)
  * SEEK_HOLE calls data again once read-ahead for the part before it has
  * brought its (zero) pages back into the page cache.
  */
-static bool file_has_zeroes(const char *dir, const char *name)
+static bool fd_has_zeroes(int fd)
 {
 	static const u8 zero[4096];
 	u8 block[4096];
-	char path[512];
 	off_t off;
 	bool found = false;
+
+	for (off = 0; !found && pread(fd, block, sizeof(block), off) == (ssize_t)sizeof(block);
+	     off += (off_t)sizeof(block))
+		found = !memcmp(block, zero, sizeof(block));
+	return found;
+}
+
+static bool file_has_zeroes(const char *dir, const char *name)
+{
+	char path[512];
+	bool found;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	for (off = 0; !found && pread(fd, block, sizeof(block), off) == (ssize_t)sizeof(block);
-	     off += (off_t)sizeof(block))
-		found = !memcmp(block, zero, sizeof(block));
+	found = fd_has_zeroes(fd);
 	close(fd);
 	return found;
+}
+
+/* Open dir/name read-only (to look at it once it is removed). */
+static int open_in(const char *dir, const char *name)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* Whether dir/name exists. */
+static bool exists_in(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
 }
 
 /* Files in /var/tmp named like the temporary outputs of f->out. */
@@ -1623,7 +1652,8 @@ static int count_tmp_outputs(const struct fixture *f)
 /*
  * A consuming merge (precord's own staging directory) writes the file the
  * plain parallel merge writes, byte for byte, punches the merged ranges
- * out of its inputs as it goes, and leaves no journal behind.
+ * out of its inputs as it goes, and removes them and its journal once the
+ * output is in place (what is left of them is no recording).
  */
 static void test_consume(void **state)
 {
@@ -1632,6 +1662,7 @@ static void test_consume(void **state)
 	struct merge_opts eat = four;
 	struct merge_stats sr, sc;
 	char ref[128], journal[256];
+	int fd0, fd1;
 
 	make_parallel_dir(f, false);
 	snprintf(ref, sizeof(ref), "%s/ref.out", f->dir);
@@ -1642,6 +1673,8 @@ static void test_consume(void **state)
 
 	eat.consume = true;
 	eat.give_step = 4096;
+	fd0 = open_in(f->dir, "data.0");
+	fd1 = open_in(f->dir, "data.1");
 	assert_int_equal(merge__dir(f->dir, f->out, &eat, &sc, NULL, 0), 0);
 	assert_same_file(ref, f->out);
 	assert_int_equal(sc.records, sr.records);
@@ -1651,13 +1684,21 @@ static void test_consume(void **state)
 	if (on_tmpfs(f->dir)) {
 		print_message("%s is on tmpfs: the merge ran on one thread\n", f->dir);
 		assert_int_equal(sc.given_back, 0);
+		close(fd0);
+		close(fd1);
 		return;
 	}
 	assert_true(sc.parts >= 2);
 	assert_true(sc.given_back > 0);
 	assert_true(sc.journal_entries >= sc.parts);	/* a last one each, at least */
-	assert_true(file_has_zeroes(f->dir, "data.0"));
-	assert_true(file_has_zeroes(f->dir, "data.1"));
+	assert_true(fd_has_zeroes(fd0));
+	assert_true(fd_has_zeroes(fd1));
+	close(fd0);
+	close(fd1);
+	assert_false(exists_in(f->dir, "data"));
+	assert_false(exists_in(f->dir, "data.0"));
+	assert_false(exists_in(f->dir, "data.2"));
+	assert_true(exists_in(f->dir, "ref.out"));	/* not its own: it stays */
 }
 
 /*
@@ -1694,6 +1735,7 @@ static void test_consume_killed(void **state)
 	last = st.journal_entries;
 	assert_true(last > 12);
 	unlink(f->out);
+	assert_int_equal(mkdir(f->dir, 0700), 0);	/* it was removed once merged */
 	for (round = 0; round < 3; round++) {
 		lose = round == 1;
 		eat.fault.kill_at = round == 2 ? last : 12;
@@ -1728,6 +1770,7 @@ static void test_consume_killed(void **state)
 		assert_true(st.resumed);
 		assert_int_not_equal(access(journal, F_OK), 0);
 		assert_int_equal(count_tmp_outputs(f), 0);
+		assert_false(exists_in(f->dir, "data.0"));	/* no recording now */
 		outfile__load(&o, f->out);
 		assert_int_equal(outfile__perf_unordered(&o), 0);
 		if (!lose) {
@@ -1882,6 +1925,82 @@ static void test_resume_foreign_partial(void **state)
 	assert_int_not_equal(access(partial, F_OK), 0);
 	assert_file_holds(victim, copy, len);
 	free(copy);
+}
+
+/* merge__dir() in a child that opts kill: it must die of SIGKILL. */
+static void merge__dir_killed(const char *dir, const char *out, const struct merge_opts *opts)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		merge__dir(dir, out, opts, NULL, NULL, 0);
+		_exit(0);	/* not reached */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
+/*
+ * Once a killed consuming merge was finished, merging the directory again
+ * must not replace the output with what is left of the inputs (zeroes
+ * where their records were): the merge that finished it removed the
+ * directory, and killed before it had, left the journal marked done, so
+ * the next merge fails (precord merge exits 1) and the output stays.
+ */
+static void test_consume_merged_twice(void **state)
+{
+	struct fixture *f = *state;
+	struct merge_opts one = { .round_bytes = 65536, .jobs = 1 };
+	struct merge_opts eat = { .round_bytes = 65536, .jobs = 4, .part_min = 16384,
+				  .consume = true, .give_step = 4096, .fault.kill_at = 12 };
+	char err[2 * PATH_MAX], partial[PATH_MAX];
+	char *argv[] = { "merge", f->dir, "-o", f->out, "-q", NULL };
+	struct merge_stats st;
+	struct outfile o;
+	int round, total;
+	size_t len;
+	u8 *good;
+
+	if (on_tmpfs("/var/tmp")) {
+		print_message("/var/tmp is on tmpfs: no parallel merge to kill\n");
+		return;
+	}
+	for (round = 0; round < 2; round++) {
+		total = make_parallel_dir(f, false);
+		merge__dir_killed(f->dir, f->out, &eat);
+		if (round == 0) {
+			assert_int_equal(merge__dir(f->dir, f->out, &one, &st, err, sizeof(err)), 0);
+			assert_true(st.resumed);
+		} else {
+			/* killed once the output is in place, before the directory is removed */
+			one.fault.kill_removing = true;
+			merge__dir_killed(f->dir, f->out, &one);
+			one.fault.kill_removing = false;
+			assert_true(exists_in(f->dir, "data.0"));
+		}
+		outfile__load(&o, f->out);
+		assert_int_equal(outfile__check_sorted(&o, 3), total);
+		outfile__free(&o);
+		good = read_whole(f->out, &len);
+
+		assert_int_not_equal(merge__dir(f->dir, f->out, &one, &st, err, sizeof(err)), 0);
+		assert_null(strchr(err, '\n'));
+		if (round == 1)
+			assert_non_null(strstr(err, "was merged already, into"));
+		assert_int_equal(cmd_merge(5, argv), 1);
+		assert_file_holds(f->out, good, len);
+		free(good);
+		if (round == 0) {
+			assert_int_not_equal(access(f->dir, F_OK), 0);	/* all of it removed */
+			assert_int_equal(mkdir(f->dir, 0700), 0);
+		}
+	}
+	/* the partial output of the merge killed before it was removed */
+	find_tmp_output(f, partial, sizeof(partial));
+	unlink(partial);
 }
 
 /*
@@ -2287,6 +2406,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_consume_killed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_consume_failed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_foreign_partial, setup_disk, teardown),
+		cmocka_unit_test_setup_teardown(test_consume_merged_twice, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_unnamed, setup_disk, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_output, setup, teardown),

@@ -322,17 +322,27 @@ static void test_remove_dir(void **state)
 
 	put_recording(at(t, "rec"));
 	put_file(at(t, "rec/merge.journal"), "j");
-	assert_int_equal(output__remove_dir(at(t, "rec")), 0);
+	assert_int_equal(output__remove_dir(at(t, "rec"), NULL), 0);
 	assert_int_equal(access(at(t, "rec"), F_OK), -1);
 
 	put_recording(at(t, "rec"));
 	put_file(at(t, "rec/mine"), "mine");
-	assert_int_equal(output__remove_dir(at(t, "rec")), -ENOTEMPTY);
+	assert_int_equal(output__remove_dir(at(t, "rec"), NULL), -ENOTEMPTY);
 	assert_file_holds(at(t, "rec/mine"), "mine");
+
+	/* a file to keep (a merge's output inside the directory) stays */
+	unlink(at(t, "rec/mine"));
+	put_file(at(t, "rec/data"), "header");
+	put_file(at(t, "rec/data.0"), "ring 0");
+	put_file(at(t, "rec/merge.journal"), "j");
+	assert_int_equal(output__remove_dir(at(t, "rec"), at(t, "rec/data.0")), -ENOTEMPTY);
+	assert_file_holds(at(t, "rec/data.0"), "ring 0");
+	assert_int_equal(access(at(t, "rec/data"), F_OK), -1);
+	assert_int_equal(access(at(t, "rec/merge.journal"), F_OK), -1);
 
 	put_recording(at(t, "victim"));
 	assert_int_equal(symlink(at(t, "victim"), at(t, "link")), 0);
-	assert_true(output__remove_dir(at(t, "link")) < 0);
+	assert_true(output__remove_dir(at(t, "link"), NULL) < 0);
 	assert_file_holds(at(t, "victim/data"), "header");
 	assert_file_holds(at(t, "victim/data.0"), "ring 0");
 }

@@ -54,6 +54,7 @@ struct merge_opts {
 		int	kill_at;	/* SIGKILL the process at this journal entry */
 		int	fail_at;	/* a part fails (EIO) at this journal entry */
 		bool	kill_unnamed;	/* SIGKILL once all is written, before the output is named */
+		bool	kill_removing;	/* SIGKILL before removing a consumed directory */
 	} fault;
 };
 
@@ -97,6 +98,11 @@ struct merge_stats {
  * success err is empty, or describes the first file cut short (a warning).
  * When a consuming merge fails after giving space back (stats->given_back),
  * its partial output and journal stay for a later merge__dir() on dir.
+ * Once its output is in place, a merge that gave space back, or finished a
+ * merge that did, removes what is left of dir (output__remove_dir()): dir
+ * is no recording any more; if it is killed before it is done, the journal
+ * left says so, and a later merge of dir fails (-EALREADY) instead of
+ * replacing the output.
  * dir may also be a perf.data file whose recorder was killed (its header
  * never finished: perf record's says data size 0; precord's one-file
  * recordings have no features and note their data size as they go): its

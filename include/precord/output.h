@@ -48,10 +48,12 @@ int output__keep_old(const char *path, char *msg, size_t len);
 int output__create(const char *path, char *msg, size_t len);
 
 /*
- * Remove a recording directory made by precord or perf (its data, data.N
- * and merge.journal, then itself), without following a link at dir or in
- * it. 0, or -errno: -ENOTEMPTY when it holds anything else, which stays.
+ * Remove a recording directory made by precord or perf: its data, data.N
+ * and merge.journal (the journal last), then itself, without following a
+ * link at dir or in it. keep: a file that stays even if it is one of those
+ * (a merge's output), or NULL. 0, or -errno: -ENOTEMPTY when it holds
+ * anything else, which stays.
  */
-int output__remove_dir(const char *dir);
+int output__remove_dir(const char *dir, const char *keep);
 
 #endif /* PRECORD_OUTPUT_H */

@@ -207,6 +207,13 @@ if [ -e "$T/j.data.staging/merge.journal" ]; then
 	grep -q 'finished the merge that was killed' "$T/j.sum" || { cat "$T/j.sum"; fail "precord merge did not resume"; }
 	[ ! -e "$T/j.data.staging/merge.journal" ] || fail "the journal of the finished merge was left behind"
 	ls "$T"/j.data.?????? >/dev/null 2>&1 && fail "the killed merge's partial output was left behind"
+	# What the merge gave back is no recording: the directory is gone, and
+	# merging it again fails and leaves the output as it is.
+	[ ! -e "$T/j.data.staging" ] || fail "what is left of the consumed staging directory stayed"
+	sum=$(md5sum <"$T/j.data")
+	"$PRECORD" merge "$T/j.data.staging" -o "$T/j.data" 2>"$T/j.again" &&
+		fail "merging the finished staging directory again succeeded"
+	[ "$(md5sum <"$T/j.data")" = "$sum" ] || fail "merging the finished staging directory again changed the output"
 	perf script -F time -i "$T/j.data" 2>"$T/j.serr" |
 		awk '{ t = $1 + 0; if (t < last) bad++; last = t; n++ }
 		     END { printf "%d samples, %d out of order\n", n, bad; exit bad > 0 || n == 0 }' >"$T/j.order" ||
