@@ -1440,16 +1440,24 @@ static struct perf_file_section *raw_attr__ids(u8 *entry, u64 attr_size)
 	return (struct perf_file_section *)(entry + attr_size - sizeof(struct perf_file_section));
 }
 
+/*
+ * One attr and its ids. *room: bytes of ids the file may still hold. A
+ * writer lays each attr's ids out apart, so all of them together fit in
+ * the file; ids sections that overlap beyond that (every attr naming the
+ * whole file, say) would cost memory quadratic in the file's size, and
+ * are refused.
+ */
 static int header_attr__read(struct header_attr *ha, int fd, u8 *entry, u64 attr_size,
-			     u64 file_size)
+			     u64 file_size, u64 *room)
 {
 	struct perf_file_section ids;
 	u64 len = attr_size - sizeof(ids);
 
 	memcpy(&ids, raw_attr__ids(entry, attr_size), sizeof(ids));
 	memcpy(&ha->attr, entry, len < sizeof(ha->attr) ? len : sizeof(ha->attr));
-	if (!section__within(&ids, file_size) || ids.size % sizeof(u64))
+	if (!section__within(&ids, file_size) || ids.size % sizeof(u64) || ids.size > *room)
 		return -EINVAL;
+	*room -= ids.size;
 	ha->nr_ids = ids.size / sizeof(u64);
 	ha->ids = malloc(ids.size ? ids.size : 1);
 	if (!ha->ids)
@@ -1459,7 +1467,7 @@ static int header_attr__read(struct header_attr *ha, int fd, u8 *entry, u64 attr
 
 int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header_attrs *attrs)
 {
-	u64 file_size, nr, i;
+	u64 file_size, nr, i, room;
 	int err;
 
 	*attrs = (struct header_attrs){ .attr_size = hdr->attr_size };
@@ -1480,10 +1488,11 @@ int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header
 		goto out_exit;
 	}
 	err = pread_all(fd, attrs->raw, hdr->attrs.size, hdr->attrs.offset);
+	room = file_size;
 	for (i = 0; !err && i < nr; i++) {
 		attrs->nr = (int)i + 1;
 		err = header_attr__read(&attrs->entries[i], fd, attrs->raw + i * hdr->attr_size,
-					hdr->attr_size, file_size);
+					hdr->attr_size, file_size, &room);
 	}
 	if (!err)
 		return 0;

@@ -2358,6 +2358,42 @@ static void test_cmd_merge(void **state)
 	free(b.p);
 }
 
+/*
+ * Attrs whose ids sections overlap, each naming the whole file, would read
+ * as many ids as the file has bytes per attr: memory quadratic in the
+ * file's size. Ids that add up to more than the file holds are refused.
+ */
+static void test_overlapping_ids(void **state)
+{
+	struct fixture *f = *state;
+	struct perf_file_header hdr;
+	struct perf_file_section all;
+	struct rbuf b = { 0 };
+	char path[256], err[512];
+	struct stat st;
+	u64 i;
+	int fd;
+
+	write_data_file(f, true);
+	put_sample(&b, 11, 5, 5);
+	write_file(f->dir, "data.0", b.p, b.len);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, err, sizeof(err)), 0);
+
+	snprintf(path, sizeof(path), "%s/data", f->dir);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(header__read(fd, &hdr), 0);
+	all = (struct perf_file_section){ 0, (u64)st.st_size & ~7ULL };
+	for (i = 0; i < hdr.attrs.size / hdr.attr_size; i++)
+		assert_int_equal(pwrite(fd, &all, sizeof(all), (off_t)(hdr.attrs.offset +
+				 (i + 1) * hdr.attr_size - sizeof(all))), (ssize_t)sizeof(all));
+	close(fd);
+	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "cannot read the attrs: not a valid perf.data file"));
+	free(b.p);
+}
+
 /* header__write_end_raw() refuses a feature given twice or out of range. */
 static void test_raw_header_errors(void **state)
 {
@@ -2413,6 +2449,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_compressed_unaligned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overlapping_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw_header_errors, setup, teardown),
 	};
 

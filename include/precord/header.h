@@ -142,7 +142,8 @@ struct header_payload {
 /*
  * Read the attrs and ids of the file hdr was read from. Fills *attrs (free
  * with header_attrs__exit()). 0, -EINVAL (sections out of the file or
- * inconsistent), -ENOMEM or -errno.
+ * inconsistent, or ids sections that add up to more than the file holds),
+ * -ENOMEM or -errno.
  */
 int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header_attrs *attrs);
 void header_attrs__exit(struct header_attrs *attrs);	/* accepts a zeroed struct */
