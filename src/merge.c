@@ -2528,7 +2528,9 @@ static int merge__open_data(struct merge *m)
 	if (!err)
 		err = merge__data_section(m);
 	if (err)
-		merge__error(m, "%s", err == -EINVAL ? "data section out of the file" : why);
+		merge__error(m, err == -EINVAL ? "%s: its header places the data past the end of "
+			     "the file (a recording killed while it began): nothing to merge" : "%s",
+			     err == -EINVAL ? path : why);
 	return err;
 }
 
@@ -2946,6 +2948,16 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 	if (!err)
 		err = merge__finish_output(m, opts->comp_level, data_offset);
 	writer__close(&m->w);
+	/*
+	 * Nothing at all to merge (a recording killed before its first
+	 * record reached a file): perf rejects a file with no data, so none
+	 * is written, and the exit says why.
+	 */
+	if (!err && !m->stats->records && !m->stats->data_records && !m->given) {
+		err = -ENODATA;
+		merge__error(m, "%s holds no records: the recording was killed before it wrote "
+			     "any, so there is nothing to %s", m->dir, m->single ? "finish" : "merge");
+	}
 	if (!err && opts->fault.kill_unnamed)
 		raise(SIGKILL);
 	if (!err) {
