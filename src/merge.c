@@ -264,6 +264,17 @@ static const char *path__split(const char *path, char *dir, size_t len)
 	return slash + 1;
 }
 
+/*
+ * How much of the output's last name its partial file OUT.XXXXXX keeps:
+ * all of it, or what NAME_MAX leaves room for beside ".XXXXXX".
+ */
+static int tmp_base_len(const char *base)
+{
+	size_t n = strlen(base), max = NAME_MAX - sizeof(".XXXXXX") + 1;
+
+	return (int)(n < max ? n : max);
+}
+
 static u64 load_u64(const u8 *p)
 {
 	u64 v;
@@ -1917,7 +1928,7 @@ static int mpartial__open(struct mpartial *p, struct merge *m, const char *out,
 	const char *base = path__split(out, dir, sizeof(dir));
 	const char *jbase = path__split(path, jdir, sizeof(jdir));
 	const char *bad = NULL;
-	size_t n = strlen(base);
+	size_t n = (size_t)tmp_base_len(base);
 	int fd, err;
 
 	if (!realpath(dir, canon)) {
@@ -2679,13 +2690,15 @@ static int merge__check_given_back(struct merge *m, const char *out)
 static int merge__open_output(struct merge *m, const char *out, char *tmp, size_t len)
 {
 	char dir[PATH_MAX];
+	const char *base = path__split(out, dir, sizeof(dir));
 
-	if (snprintf(tmp, len, "%s.XXXXXX", out) >= (int)len) {
+	/* beside the output; a name near NAME_MAX is shortened to leave room for the suffix */
+	if (snprintf(tmp, len, "%.*s%.*s.XXXXXX", (int)(base - out), out, tmp_base_len(base),
+		     base) >= (int)len) {
 		merge__error(m, "the output name '%s' is too long", out);
 		return -ENAMETOOLONG;
 	}
 	m->tmp = tmp;
-	path__split(out, dir, sizeof(dir));
 	/* naming it later goes through /proc/self/fd (no CAP_DAC_READ_SEARCH needed) */
 	if (access("/proc/self/fd", X_OK) == 0) {
 		m->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);

@@ -110,6 +110,16 @@ for mode in plain sticky; do
 	[ ! -e "$D/mine.old" ] && [ ! -e "$D/mine.staging" ] || fail "plain directory: moved"
 done
 
+# A name of 252 bytes, legal as it is, but with no room for ".staging" or a
+# merge's ".XXXXXX" beside it: every layout still writes it.
+long=$T/$(printf 'n%.0s' $(seq 252))
+for layout in "" --no-threads --threads=cpu "--threads=cpu --no-merge"; do
+	record "long name $layout" -- -o "$long" $layout -- true
+	perf_clean "$T/rep" "$T/rep.err" -- report --stats -i "$long"
+	rm -rf "$long"
+	[ -z "$(ls "$T" | grep '^nnnn')" ] || fail "long name $layout: something was left beside it"
+done
+
 # -o /dev/null itself, the usual way to measure overhead
 record "/dev/null" -- -o /dev/null -- true
 [ -c /dev/null ] && [ ! -e /dev/null.old ] || fail "/dev/null was moved"
