@@ -35,11 +35,15 @@ CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# The project's own flags stay whatever CFLAGS, CPPFLAGS or LDFLAGS the
+# command line gives (make CFLAGS=-O1 keeps -std=gnu11 -Wall and the
+# sanitizer on every object as on the link).
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
+PRECORD_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
             -fno-strict-aliasing $(SAN_FLAGS)
-CPPFLAGS += -Iinclude -Iworkqueue -I$(B) -D_GNU_SOURCE $(PKG_CFLAGS)
-LDFLAGS  += $(SAN_FLAGS)
+PRECORD_CPPFLAGS := -Iinclude -Iworkqueue -I$(B) -D_GNU_SOURCE $(PKG_CFLAGS)
+ALL_CFLAGS   = $(PRECORD_CPPFLAGS) $(CPPFLAGS) $(PRECORD_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS  = $(SAN_FLAGS) $(LDFLAGS)
 LDLIBS   += $(PKG_LIBS) -lrt -lpthread -lm
 DEPFLAGS  = -MMD -MP
 
@@ -71,7 +75,7 @@ $(B)/libprecord.a: $(LIB_OBJS)
 
 $(B)/precord: $(B)/src/main.o $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 precord: $(B)/precord
 	$(Q)cp $< $@
@@ -90,16 +94,16 @@ FORCE:
 $(B)/%.o: %.c | $(B)/version.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(B)/tests/%: $(B)/tests/%.o $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 $(B)/tests/%.o: tests/%.c | $(B)/version.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # Benchmarks and workloads are standalone programs in bench/. The workload
 # keeps frame pointers and debug info so both call-graph modes unwind it.
@@ -109,7 +113,7 @@ bench/matmul: bench/matmul.c
 
 bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The flight-recorder tests' workload: numbered getppid() markers (tests/integration).
 build/tests/marker: tests/marker.c
@@ -151,4 +155,4 @@ clean:
 # `make -s workqueue/examples/wq-example` and runs it.
 workqueue/examples/wq-example: workqueue/examples/wq-example.c $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
