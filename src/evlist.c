@@ -648,6 +648,27 @@ static int perf_event_paranoid(void)
 	return paranoid;
 }
 
+/* CAP_SYS_ADMIN or CAP_PERFMON in this process's effective set: no paranoid limit applies. */
+static bool evlist__has_perf_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps & (1ULL << 21 | 1ULL << 38);	/* CAP_SYS_ADMIN, CAP_PERFMON */
+}
+
+bool evlist__can_profile_kernel(void)
+{
+	return evlist__has_perf_caps() || perf_event_paranoid() <= 1;
+}
+
 static unsigned long count_open_files(void)
 {
 	DIR *dir = opendir("/proc/self/fd");
@@ -819,9 +840,9 @@ static bool evsel__exclude_kernel(struct evsel *evsel)
 	const char *sep = strchr(evsel->name, ':') || strchr(evsel->name, '/') ? "" : ":";
 	char *name;
 
-	/* root is not bound by paranoid, and a tracepoint is the kernel's: nothing to fall back to */
-	if (evsel->attr.exclude_kernel || evsel->attr.exclude_user || perf_event_paranoid() <= 1 ||
-	    geteuid() == 0 || evsel->attr.type == PERF_TYPE_TRACEPOINT)
+	/* CAP_PERFMON is not bound by paranoid, and a tracepoint is the kernel's: no fallback */
+	if (evsel->attr.exclude_kernel || evsel->attr.exclude_user || evlist__can_profile_kernel() ||
+	    evsel->attr.type == PERF_TYPE_TRACEPOINT)
 		return false;
 	if (asprintf(&name, "%s%su", evsel->name, sep) < 0)
 		return false;
@@ -1070,9 +1091,9 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 	switch (-oerr->err) {
 	case EACCES:
 	case EPERM:
-		if (geteuid() == 0)
-			return snprintf(buf, size, "the kernel refuses '%s' even to root (%s): leave "
-					"it out of -e", name, strerror(-oerr->err));
+		if (evlist__has_perf_caps())
+			return snprintf(buf, size, "the kernel refuses '%s' even with CAP_PERFMON "
+					"(%s): leave it out of -e", name, strerror(-oerr->err));
 		return snprintf(buf, size, "no permission to open '%s' (kernel.perf_event_paranoid is %d): "
 				"run as root, or allow it with 'sysctl kernel.perf_event_paranoid=-1'",
 				name, perf_event_paranoid());

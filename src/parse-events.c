@@ -565,32 +565,6 @@ static bool parse_events__has_cpu_pmu(void)
 	return found;
 }
 
-/* perf_event_can_profile_kernel(): CAP_SYS_ADMIN, CAP_PERFMON or paranoid <= 1. */
-static bool parse_events__can_profile_kernel(void)
-{
-	unsigned long long caps = 0;
-	char line[256];
-	int paranoid = 2;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "CapEff: %llx", &caps) == 1)
-				break;
-		fclose(f);
-	}
-	if (caps & (1ULL << 21 | 1ULL << 38))	/* CAP_SYS_ADMIN, CAP_PERFMON */
-		return true;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	if (f) {
-		if (fscanf(f, "%d", &paranoid) != 1)
-			paranoid = 2;
-		fclose(f);
-	}
-	return paranoid <= 1;
-}
-
 /* The ":…" perf appends to a name it makes up (evsel__add_modifiers()). */
 static void parse_events__mod_suffix(const struct perf_event_attr *attr, char *buf, size_t size)
 {
@@ -638,7 +612,7 @@ int parse_events__default(struct evlist *evlist, struct parse_events_error *err)
 	int ret;
 
 	memset(&mod, 0, sizeof(mod));
-	mod.ek = !parse_events__can_profile_kernel();
+	mod.ek = !evlist__can_profile_kernel();
 	state.err->msg[0] = '\0';
 	if (parse_events__has_cpu_pmu()) {
 		snprintf(name, sizeof(name), "cycles%s", mod.ek ? ":u" : "");

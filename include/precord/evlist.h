@@ -145,6 +145,8 @@ bool evlist__has_tracepoints(const struct evlist *evlist);
  */
 int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_error *oerr);
 int evlist__open(struct evlist *evlist);
+/* Whether kernel samples are allowed: CAP_SYS_ADMIN, CAP_PERFMON or paranoid <= 1 (perf's). */
+bool evlist__can_profile_kernel(void);
 /*
  * Before opening: raise RLIMIT_NOFILE (soft, and hard where allowed) to
  * what the evlist's descriptors, `extra` more (the output files) and those
