@@ -9,7 +9,7 @@
 # runnable threads than CPUs), recorded with --call-graph dwarf,8192 and
 # -m 8 (small rings: three 8 KiB stacks a ring) at each -F; at -F max also
 # with each -m of -M (case matmul-mN: default -m 32, a quarter of perf's
-# default ring); and the feedback case of seed 001: raw_syscalls:*
+# default ring); and the feedback case of perf's mmap-output patch: raw_syscalls:*
 # system-wide while a syscall-heavy dd runs.
 # Recorders: perf (serial), perf --aio, perf --threads, perf --threads=numa,
 # precord (default: --threads=numa, write()), precord --threads=cpu, the

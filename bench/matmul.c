@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * matmul — the bundled workload: a naive N×N double matrix multiplication
- * split by rows over T threads (seed 000's 128-thread matrix multiply, in
- * small). The main thread and T-1 new threads each run worker() →
+ * split by rows over T threads (the 128-thread matrix multiply of perf's AIO
+ * series, in small). The main thread and T-1 new threads each run worker() →
  * multiply() on their rows, so a recorder's call graphs have a known shape:
  * main → worker → multiply (and start_thread → worker → multiply).
  *

@@ -1160,8 +1160,8 @@ static double now_seconds(void)
  * gathers its next runs while the other copies, and the page cache's write
  * path (large folios, no page zeroed first) beats shared mappings of the
  * output: on ext4, 1 GB merged in 0.190-0.215 s this way against
- * 0.230-0.247 s through 64 MiB WRITER_MMAP windows (fourth session, same
- * directory, alternating), the same bytes.
+ * 0.230-0.247 s through 64 MiB WRITER_MMAP windows (same directory,
+ * alternating), the same bytes.
  *
  * Only plain files split: a COMPRESSED or AUXTRACE record, a record without
  * a time, compressed output, or FINISHED_ROUNDs closer than the longest
@@ -1620,16 +1620,16 @@ static void mpart__exit(struct mpart *p)
  * hold theirs: a recording's worth of memory nobody touched lately. Where
  * a virtio balloon reports free pages to the host (free page reporting),
  * that memory was handed back, and each first write into it faults on the
- * host: measured on 1.4 GB, 2.1-2.8 s against 0.27 s (sixth session). A
+ * host: measured on 1.4 GB, 2.1-2.8 s against 0.27 s. A
  * part that punches its inputs' merged ranges out of the files
  * (FALLOC_FL_PUNCH_HOLE, dirty pages and all) frees pages the output's
- * next writes get back at once: the same merge took 0.32-0.37 s. Since
- * the seventh session the "punch" is FALLOC_FL_ZERO_RANGE, which drops the
+ * next writes get back at once: the same merge took 0.32-0.37 s. The
+ * "punch" is FALLOC_FL_ZERO_RANGE, which drops the
  * pages alike but keeps the blocks, so no discard is waited for
  * (merge__drop_range()); a punch where zeroing is refused. Steps
  * are 2 MiB, aligned, so that no large folio of an input is split (a
  * split unmaps the folio from every thread: TLB shootdowns, most of the
- * time in a first try with 4 KiB steps), and each part writes 1 MiB at a
+ * time with 4 KiB steps), and each part writes 1 MiB at a
  * time (merge__put_mapped()).
  *
  * Safety. A merge killed half-way must leave what `precord merge DIR`

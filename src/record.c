@@ -1258,9 +1258,9 @@ static int record__keep_dir(const char *staging, const char *path)
 /*
  * Whether the merge drops its inputs as it goes (merge_opts.consume):
  * where the host takes freed memory back (the output then gets the pages
- * just freed: 44% of the wall at -F max -m 32 down to 21% here, sixth
- * session), not elsewhere (it cost there: 7.8% up to 12.9%, when it still
- * punched and waited for ext4's discards). PRECORD_MERGE_CONSUME=1 or 0
+ * just freed: 44% of the wall at -F max -m 32 down to 21% on this VM),
+ * not elsewhere (it cost there: 7.8% up to 12.9%, punching holes and
+ * waiting for ext4's discards). PRECORD_MERGE_CONSUME=1 or 0
  * decides instead.
  */
 static bool record__merge_consumes(void)

@@ -441,7 +441,7 @@ size_t ringbuf__backward_pending(const struct ringbuf *rb)
 /*
  * Find the records to hand out, newest first, into rb->sizes.
  *
- * Why the layout makes this possible (seed 002). A record's only size is in
+ * Why the layout makes this possible. A record's only size is in
  * its header, at its start. In a ring written forward, data_head points
  * just past the newest record; once the ring has wrapped, the oldest bytes
  * are the tail of some half-overwritten record, and nothing says where the

@@ -20,8 +20,9 @@
  *    step ahead of the writes with fallocate(2) FALLOC_FL_KEEP_SIZE, by
  *    whichever thread writes (the caller, or WRITER_AIO's thread); close
  *    gives back what lies past the end by truncating the file to its size.
- *  - WRITER_MMAP (seed 001: no system call per write, which matters when
- *    tracing system calls) copies into a MAP_SHARED window of the file,
+ *  - WRITER_MMAP (as perf's 2013 mmap-output patch: no system call per
+ *    write, which matters when tracing system calls) copies into a
+ *    MAP_SHARED window of the file,
  *    WRITER_MMAP_CHUNK long, moved along the file as it fills. File space
  *    is reserved with posix_fallocate() ahead of the copies in chunks of the
  *    same size (down to what one write needs when the disk is nearly full),
@@ -30,7 +31,7 @@
  *    the first record) are stored after the rest, so a process killed in
  *    the middle of a copy leaves a zero header there, not a record whose
  *    body is partly zeroes.
- *  - WRITER_AIO (seed 000, perf's --aio=N) copies into one of N + 1 buffers
+ *  - WRITER_AIO (perf's --aio=N) copies into one of N + 1 buffers
  *    and hands each full one to a writer thread of its own, which writes
  *    them in order with the same pwrite(2)/write(2) loop as WRITER_WRITE.
  *    The caller waits only when all N are still in flight (for the oldest).

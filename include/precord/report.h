@@ -30,7 +30,7 @@ struct loss_report {
 	u64		samples, lost_records, lost, lost_samples;
 	u64		first_time, last_time;	/* of every timed record */
 	u64		lost_time_ns;		/* summed length of the loss intervals */
-	double		loss_metric;		/* lost_time / elapsed, seed 000 */
+	double		loss_metric;		/* lost_time / elapsed (AIO series) */
 	double		lost_fraction;		/* lost / (lost + samples) */
 	/* Added: */
 	u64		elapsed_ns;		/* last_time - first_time */

@@ -21,7 +21,7 @@ enum writer_kind {
 
 /* Default staging buffer of WRITER_WRITE (256 KiB-4 MiB measured alike). */
 #define WRITER_BUF_SIZE		(1024 * 1024)
-/* Default window and growth step of WRITER_MMAP (seed 001: 64 MiB). */
+/* Default window and growth step of WRITER_MMAP (64 MiB, as perf's mmap-output patch). */
 #define WRITER_MMAP_CHUNK	(64 * 1024 * 1024)
 /* WRITER_AIO: writes in flight (perf's --aio=N control blocks: 1 to 4). */
 #define WRITER_AIO_DEFAULT	1

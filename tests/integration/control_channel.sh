@@ -1,5 +1,5 @@
 #!/bin/bash
-# The control channel with the flight recorder (issue 6):
+# The control channel with the flight recorder:
 # `precord record --overwrite --switch-output --control=fifo:CTL,ACK`
 # answers ping, writes a snapshot file for `snapshot` before acking it,
 # stops recording for `disable` until `enable`, and on `stop` writes the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The flight recorder (issue 6): `precord record --overwrite --switch-output`
+# The flight recorder: `precord record --overwrite --switch-output`
 # keeps the newest ring's worth of records per CPU, writes a snapshot file
 # PREFIX.<16-digit timestamp> on each SIGUSR2 and one at exit, and each
 # snapshot holds a contiguous run of the newest markers (the ring was

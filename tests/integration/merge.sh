@@ -204,7 +204,7 @@ dc=$(median "${d_cache[@]}") ds=$(median "${d_sync[@]}")
 note "merge $((bytes / 1048576)) MB: ${mc} ms ($(rate $mc) MB/s), with fsync ${msync} ms ($(rate $msync) MB/s)"
 note "dd    $((bytes / 1048576)) MB: ${dc} ms ($(rate $dc) MB/s), with fsync ${ds} ms ($(rate $ds) MB/s)"
 ratio=$(echo "scale=2; $ds / $msync" | bc)
-note "merge speed / dd speed, to disk: $ratio (issue 5 target: 0.5 or more)"
+note "merge speed / dd speed, to disk: $ratio (target: 0.5 or more)"
 # A failure only for a gross regression: this disk is shared and noisy.
 [ "$(echo "$ratio >= 0.25" | bc)" = 1 ] || fail "merge writes at $ratio of dd's speed"
 exit 0

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Streaming threads and the merge (issue 5): the merged file holds exactly
+# Streaming threads and the merge: the merged file holds exactly
 # the records of the per-ring files, in time order, and reads in perf like the
 # --no-merge directory; -z and --mmap-output read in perf; a recording killed
 # with SIGKILL is saved by `precord merge`; SIGINT during a heavy recording
@@ -67,7 +67,7 @@ else
 	note "$NODES NUMA nodes: the default has several threads (merged), no one-thread case"
 fi
 
-# 2b. --mmap-output (seed 001's writer: copies into a shared mapping of each
+# 2b. --mmap-output (the writer that copies into a shared mapping of each
 # file), merged and with --no-threads: perf reads the same samples as said.
 for mode in "" --no-threads; do
 	"$PRECORD" --mmap-output $mode -F 2000 -g -o "$T/mo.data" -- "$MATMUL" -t 2 -n 300 -r 6 \
