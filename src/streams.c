@@ -297,8 +297,12 @@ int streams__start(struct streams *ss)
 		if (ss->layout && ss->s[i].nr_rings == 0)
 			continue;
 		err = stream__start(&ss->s[i]);
-		if (err)
+		if (err) {
+			/* none runs on: the caller unmaps the rings the started ones read */
+			while (--i >= 0)
+				stream__stop(&ss->s[i]);
 			return err;
+		}
 	}
 	return 0;
 }

@@ -79,6 +79,7 @@ int streams__check_spec(const char *spec, const struct topology *topo, const str
  * be what a full disk lacked; 0 otherwise.
  */
 u64 streams__prealloc_step(const char *path, int nr_files);
+/* Start every thread that has rings; 0, or -errno with none left running. */
 int streams__start(struct streams *ss);
 /*
  * Move every thread to new data.N files in dir (directory mode only), so
