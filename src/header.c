@@ -1360,6 +1360,39 @@ int header__write_start_ahead(int fd, struct evlist *evlist, const struct header
 	return err;
 }
 
+int header__feature_payloads(struct evlist *evlist, const struct header_env *env,
+			     struct header_payload **featsp, int *nrp)
+{
+	static const struct header_env defaults;
+	struct feat_payload pay[HEADER_LAST_FEATURE];
+	struct header_payload *feats;
+	struct topology *owned;
+	struct feat_ctx ctx;
+	int nr_pay = 0, err, i;
+
+	*featsp = NULL;
+	*nrp = 0;
+	err = feat_ctx__init(&ctx, evlist, env ? env : &defaults, &owned);
+	if (!err)
+		nr_pay = feats__collect(&ctx, pay);
+	topology__delete(owned);
+	if (err)
+		return err;
+	feats = calloc((size_t)nr_pay + 1, sizeof(*feats));
+	if (!feats) {
+		feats__release(pay, nr_pay);
+		return -ENOMEM;
+	}
+	/* the built buffers change hands: no copy */
+	for (i = 0; i < nr_pay; i++)
+		feats[i] = (struct header_payload){
+			.feat = pay[i].feat, .data = pay[i].buf.data, .size = pay[i].buf.len,
+		};
+	*featsp = feats;
+	*nrp = nr_pay;
+	return 0;
+}
+
 /* ---- reading back ---- */
 
 int header__read(int fd, struct perf_file_header *hdr)

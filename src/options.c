@@ -439,11 +439,9 @@ static int opt_output(struct parse_ctx *ctx, const struct opt_def *def,
 		      const char *arg, bool unset)
 {
 	if (!*arg)
-		return bad_value(ctx, def, arg, "expected a file name");
-	if (!strcmp(arg, "-"))
-		return opt_error(ctx, -EINVAL,
-				 "-o/--output '-' (pipe mode, to stdout) is not supported by precord yet");
+		return bad_value(ctx, def, arg, "expected a file name, or - for stdout");
 	ctx->opts->output = arg;
+	ctx->opts->output_set = true;
 	return 0;
 }
 
@@ -799,7 +797,8 @@ static const struct opt_def record_options[] = {
 		  "number of mmap data pages, or a size with B/K/M/G"),
 	OPT_PERF_ONLY('N', "no-buildid-cache"),
 	OPT_PERF_ONLY('n', "no-samples"),
-	OPT_VALUE('o', "output", "<file>", opt_output, "output file name"),
+	OPT_VALUE('o', "output", "<file>", opt_output,
+		  "output file name (-: perf's pipe format to stdout)"),
 	OPT_PERF_ONLY('P', "period"),
 	OPT_VALUE('p', "pid", "<pid>", opt_pid, "record events on existing process id"),
 	OPT_BOOL('q', "quiet", quiet, "don't print any warnings or messages"),

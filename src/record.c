@@ -19,6 +19,11 @@
  * writer belongs to the streaming thread. A write error (a full disk) stops
  * the recording; the file is cut back to its last whole record and finished
  * so perf still opens it.
+ *
+ * Pipe mode (-o -, a FIFO at -o, stdout a pipe with no -o) writes perf's
+ * pipe format instead, with one streaming thread: the header is pipe.c's
+ * records ahead of the synthesized ones, nothing is rewritten at the end,
+ * and a reader that goes away ends the recording.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +56,7 @@
 #include "precord/report.h"
 #include "precord/control.h"
 #include "precord/output.h"
+#include "precord/pipe.h"
 #include "wq.h"
 
 #define EXIT_USAGE	129
@@ -92,6 +98,8 @@ struct record {
 	 */
 	bool			one_thread;
 	bool			device;		/* -o names a device: written into, one file */
+	bool			pipe;		/* perf's pipe format, to stdout ("-") or a FIFO */
+	bool			pipe_gone;	/* its reader went away; said once */
 	char			staging[PATH_MAX];	/* "<output>.staging" */
 	char			data_path[PATH_MAX];	/* the file out_fd writes */
 	struct merge_stats	merged;
@@ -372,7 +380,8 @@ static int record__config(struct record *rec)
  * Fork the command; it waits on a pipe until the events are ready, then
  * execs. A second, close-on-exec pipe carries errno back if exec fails.
  */
-static int workload__prepare(struct workload *wl, char **argv, const sigset_t *mask)
+static int workload__prepare(struct workload *wl, char **argv, const sigset_t *mask,
+			     bool stdout_is_stream)
 {
 	int go[2], errp[2];
 
@@ -397,6 +406,11 @@ static int workload__prepare(struct workload *wl, char **argv, const sigset_t *m
 		close(go[1]);
 		close(errp[0]);
 		sigprocmask(SIG_SETMASK, mask, NULL);
+		/* precord ignores SIGPIPE (a write error says it); the workload must not */
+		signal(SIGPIPE, SIG_DFL);
+		/* as perf: what the workload prints must not land in the stream */
+		if (stdout_is_stream && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(EXIT_NOEXEC);
 		if (read(go[0], &c, 1) != 1)
 			_exit(EXIT_NOEXEC);
 		execvp(argv[0], argv);
@@ -517,6 +531,156 @@ static int record__mmap(struct record *rec)
 	return err;
 }
 
+/* ---- pipe mode ----------------------------------------------------------- */
+
+/*
+ * Where perf's pipe format goes, or NULL for a file: perf's check_pipe().
+ * "-" (stdout) for -o -, and with no -o for a stdout that is a pipe
+ * (precord ... | perf report -i -); the path for a FIFO at -o.
+ */
+static const char *record__pipe_path(const struct record *rec)
+{
+	struct stat st;
+
+	if (!strcmp(rec->path, "-"))
+		return "-";
+	if (!rec->opts.output_set && !fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode))
+		return "-";
+	return output__kind(rec->path) == OUTPUT_FIFO ? rec->path : NULL;
+}
+
+/*
+ * The stream is one time-ordered sequence of records that perf sorts as
+ * they come, FINISHED_ROUND after each pass over the rings: one streaming
+ * thread drains every ring into it, the serial layout (perf refuses
+ * --threads with a pipe). Per-thread streams would need a bounded merge on
+ * the way out, which precord does not have yet. What writes files beside
+ * the output, or keeps a directory, cannot be done either.
+ */
+static int record__setup_pipe(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	const char *where = strcmp(rec->path, "-") ? "a FIFO at -o" : "to stdout";
+	const char *why = o->no_merge ? "--no-merge keeps the streaming threads' directory" :
+			  o->switch_output ? "--switch-output starts new output files" :
+			  o->overwrite ? "--overwrite keeps its snapshots in the threads' files" : NULL;
+
+	if (why) {
+		fprintf(stderr, "precord: %s, which pipe mode (%s) cannot: record into a file "
+			"with -o FILE\n", why, where);
+		return -EINVAL;
+	}
+	if (rec->threaded && !o->quiet && o->threads_spec)
+		fprintf(stderr, "precord: note: --threads=%s is not used: pipe mode writes one "
+			"time-ordered stream, from one streaming thread\n", o->threads_spec);
+	else if (rec->threaded && !o->quiet && o->verbose)
+		fprintf(stderr, "precord: pipe mode (%s): one streaming thread writes one "
+			"time-ordered stream\n", where);
+	if (o->mmap_output && o->verbose)
+		fprintf(stderr, "precord: pipe mode (%s): written with write(2), not mapped\n",
+			where);
+	rec->pipe = true;
+	rec->threaded = false;
+	o->mmap_output = false;
+	return 0;
+}
+
+/*
+ * A FIFO at -o, opened for writing only (a read end of our own would hide
+ * that the reader went away). open(2) would block until a reader comes,
+ * with every signal blocked: poll the signal fd meanwhile, so ^C still
+ * ends it. Whatever is at the path must still be a FIFO once open.
+ */
+static int record__open_fifo(struct record *rec)
+{
+	struct pollfd pfd = { .fd = rec->sig_fd, .events = POLLIN };
+	struct signalfd_siginfo si;
+	bool said = false;
+	struct stat st;
+	int fd, err;
+
+	while ((fd = open(rec->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0 && errno == ENXIO) {
+		if (!said && !rec->opts.quiet)
+			fprintf(stderr, "precord: waiting for a reader of the FIFO '%s'\n", rec->path);
+		said = true;
+		if (poll(&pfd, 1, 100) > 0 && read(rec->sig_fd, &si, sizeof(si)) == sizeof(si) &&
+		    si.ssi_signo != SIGCHLD && si.ssi_signo != SIGUSR2) {
+			rec->stop_signal = (int)si.ssi_signo;
+			fprintf(stderr, "precord: no reader opened the FIFO '%s'\n", rec->path);
+			return -EINTR;
+		}
+	}
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, "precord: cannot open the FIFO '%s': %s\n", rec->path, strerror(errno));
+		return err;
+	}
+	/* blocking from now on: the writer waits for the reader, as perf's does */
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || fcntl(fd, F_SETFL, 0) < 0) {
+		close(fd);
+		fprintf(stderr, "precord: '%s' is no longer a FIFO; choose the output again with -o\n",
+			rec->path);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static int record__open_pipe(struct record *rec)
+{
+	int fd;
+
+	snprintf(rec->data_path, sizeof(rec->data_path), "%s", rec->path);
+	if (strcmp(rec->path, "-")) {
+		fd = record__open_fifo(rec);
+	} else {
+		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0) {
+			fd = -errno;
+			fprintf(stderr, "precord: cannot write to stdout: %s\n", strerror(errno));
+		}
+	}
+	if (fd < 0)
+		return fd;
+	rec->out_fd = fd;
+	return 0;
+}
+
+/* Where the stream starts: 0 in a pipe; the current offset of a file at stdout (-o - > FILE). */
+static u64 record__pipe_offset(const struct record *rec)
+{
+	off_t pos = lseek(rec->out_fd, 0, SEEK_CUR);
+
+	return pos < 0 ? 0 : (u64)pos;
+}
+
+/* The reader went away (EPIPE): one line, once. Whether err was that. */
+static bool record__pipe_gone(struct record *rec, int err)
+{
+	bool out = !strcmp(rec->path, "-");
+
+	if (!rec->pipe || err != -EPIPE)
+		return false;
+	if (!rec->pipe_gone)
+		fprintf(stderr, "precord: the reader of %s%s%s went away: recording stopped\n",
+			out ? "" : "'", out ? "stdout" : rec->path, out ? "" : "'");
+	rec->pipe_gone = true;
+	return true;
+}
+
+/* Nothing to rewrite at the end: the last bytes out, and a file at stdout left at its end. */
+static int record__finish_pipe(struct record *rec)
+{
+	int err;
+
+	writer__close(&rec->writer);
+	/* a reader seen gone while nothing was written is as a failed write */
+	err = rec->writer.error ? rec->writer.error : rec->pipe_gone ? -EPIPE : 0;
+	if (!rec->writer.pipe)
+		lseek(rec->out_fd, (off_t)rec->writer.offset, SEEK_SET);
+	record__pipe_gone(rec, err);
+	return err;
+}
+
 /* ---- output -------------------------------------------------------------- */
 
 /* Remove a staging directory of ours: its data and data.N files, then itself. */
@@ -588,6 +752,8 @@ static int record__open_output(struct record *rec)
 	char msg[PATH_MAX + 128];
 	int err;
 
+	if (rec->pipe)
+		return record__open_pipe(rec);
 	if (rec->device) {
 		/* written into, as perf does: never moved, cut or removed */
 		snprintf(rec->data_path, sizeof(rec->data_path), "%s", rec->path);
@@ -867,6 +1033,8 @@ static int record__finish_output(struct record *rec)
 	u64 end, size, in, out;
 	int err;
 
+	if (rec->pipe)
+		return record__finish_pipe(rec);
 	if (rec->opts.comp_level) {
 		streams__comp_bytes(&rec->streams, &in, &out);
 		env.compressed = true;
@@ -1095,10 +1263,12 @@ static void record__print_summary(struct record *rec)
 			", no walk: the threads' record index" : "",
 			rec->merged.given_back ? ", their pages reused as merged" : "");
 	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		rec->device ? (double)rec->writer.offset / 1048576.0 : file_mb(rec->path),
+		rec->device || rec->pipe ? (double)rec->writer.offset / 1048576.0 :
+		file_mb(rec->path),
 		rec->path, (unsigned long long)(rec->samples_counted ? rec->kept_samples :
 						s->samples));
-	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite)
+	/* read back from the file: a stream cannot be */
+	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite && !rec->pipe)
 		record__print_loss(rec);
 }
 
@@ -1165,7 +1335,8 @@ static int record__start_streams(struct record *rec)
 			(o->threads_spec ? o->threads_spec : "numa") : NULL,
 		.one_file = rec->one_thread,
 		/* one file: a SIGKILL leaves a header that says how far the data goes */
-		.note_size = !rec->threaded && !rec->writer.pipe && !o->switch_output && !o->overwrite,
+		.note_size = !rec->threaded && !rec->pipe && !rec->writer.pipe &&
+			     !o->switch_output && !o->overwrite,
 		.size_fd = rec->out_fd,
 		.size_off = offsetof(struct perf_file_header, data.size),
 		.dir = rec->staging,
@@ -1320,6 +1491,30 @@ static int record__finish_dir(struct record *rec, const char *staging, const cha
 }
 
 /*
+ * Pipe mode: what a file's header holds goes first, as records (pipe.c),
+ * with the features a file's start gets.
+ */
+static int record__begin_pipe(struct record *rec)
+{
+	struct header_env env;
+	u64 dropped = 0;
+	int err, feat;
+
+	record__start_env(rec, &env, false);
+	err = pipe__write_header(writer__sink, &rec->writer);
+	if (!err)
+		err = pipe__synthesize(rec->evlist, &env, writer__sink, &rec->writer, &dropped);
+	if (err == -E2BIG)
+		fprintf(stderr, "precord: an event has more ids than perf's pipe format can carry "
+			"(fewer CPUs or threads, or record into a file with -o FILE)\n");
+	for (feat = 0; rec->opts.verbose && feat < 64; feat++)
+		if (dropped & (1ULL << feat))
+			fprintf(stderr, "precord: feature %d is too big for a pipe-mode record: "
+				"left out, as perf leaves it\n", feat);
+	return err;
+}
+
+/*
  * The start of a data file (the recording's, or with --switch-output each
  * new one's `data`): header, synthesized records, FINISHED_INIT and, in a
  * staging directory, a first complete header. A write error is the end.
@@ -1330,7 +1525,10 @@ static int record__begin_data(struct record *rec)
 	int err;
 
 	rec->synth_bytes = 0;
-	if (rec->threaded || rec->device) {
+	if (rec->pipe) {
+		rec->data_offset = record__pipe_offset(rec);
+		err = 0;
+	} else if (rec->threaded || rec->device) {
 		/* a device reads nothing back: no features ahead of its data */
 		err = header__write_start(rec->out_fd, rec->evlist, &rec->data_offset);
 	} else {
@@ -1356,7 +1554,9 @@ static int record__begin_data(struct record *rec)
 	if (rec->one_thread)
 		writer__prealloc(&rec->writer, streams__prealloc_step(rec->data_path, 1));
 
-	err = record__synthesize(rec);
+	err = rec->pipe ? record__begin_pipe(rec) : 0;
+	if (!err)
+		err = record__synthesize(rec);
 	/* Later files: a task gone while /proc was read is not an error, a full disk is. */
 	if (err && rec->gen > 0 && !rec->writer.error)
 		err = 0;
@@ -1364,7 +1564,10 @@ static int record__begin_data(struct record *rec)
 		err = record__write_interim_header(rec);
 	if (err) {
 		rec->write_error = err;
-		fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->data_path, strerror(-err));
+		/* a reader gone, or an attr too big for the pipe format, is said */
+		if (!record__pipe_gone(rec, err) && !(rec->pipe && err == -E2BIG))
+			fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->data_path,
+				strerror(-err));
 	}
 	return err;
 }
@@ -1642,12 +1845,14 @@ static int record__timers(struct record *rec, u64 *enable_at)
  */
 static void record__wait(struct record *rec)
 {
-	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_NR };
+	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_OUT, P_NR };
 	struct pollfd pfd[P_NR] = {
 		[P_SIG] = { .fd = rec->sig_fd, .events = POLLIN },
 		[P_NOTIFY] = { .fd = rec->notify_fd, .events = POLLIN },
 		[P_CTL] = { .fd = rec->ctl.ctl_fd, .events = POLLIN },
 		[P_SWITCH] = { .fd = rec->shared.switch_fd, .events = POLLIN },
+		/* a pipe's write end reports POLLERR once no reader is left */
+		[P_OUT] = { .fd = rec->pipe ? rec->out_fd : -1, .events = 0 },
 	};
 	u64 enable_at = rec->opts.delay_ms > 0 ? now_ms() + (u64)rec->opts.delay_ms : 0;
 
@@ -1664,6 +1869,11 @@ static void record__wait(struct record *rec)
 			return;
 		if (pfd[P_NOTIFY].revents & POLLIN)
 			return;
+		if (pfd[P_OUT].revents & (POLLERR | POLLHUP)) {
+			record__pipe_gone(rec, -EPIPE);
+			rec->write_error = -EPIPE;
+			return;
+		}
 		if ((pfd[P_SWITCH].revents & POLLIN) &&
 		    read(rec->shared.switch_fd, &v, sizeof(v)) == sizeof(v))
 			record__switch(rec);
@@ -1727,19 +1937,21 @@ static int record__exit_status(struct record *rec, int err)
 }
 
 /*
- * What stands at the output path, before anything is opened: a FIFO (perf's
- * pipe mode) or a directory that is no recording is refused; a device is
- * written into in the one-file layout, as perf writes it.
+ * What stands at the output path, before anything is opened: "-", a FIFO,
+ * or stdout a pipe with no -o is perf's pipe mode; a directory that is no
+ * recording is refused; a device is written into in the one-file layout,
+ * as perf writes it.
  */
 static int record__check_output(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
+	const char *pipe_path = record__pipe_path(rec);
 
+	if (pipe_path) {
+		rec->path = pipe_path;
+		return record__setup_pipe(rec);
+	}
 	switch (output__kind(rec->path)) {
-	case OUTPUT_FIFO:
-		fprintf(stderr, "precord: '%s' is a FIFO: writing perf's pipe format into it is "
-			"not supported by precord yet; give -o a regular file\n", rec->path);
-		return -EINVAL;
 	case OUTPUT_OTHER:
 		fprintf(stderr, "precord: '%s' is in the way: it is neither a perf.data file nor a "
 			"recording directory; choose another output with -o\n", rec->path);
@@ -1830,7 +2042,8 @@ static int record__run(struct record *rec)
 	if (err)
 		return err;
 	if (o->argc > 0) {
-		err = workload__prepare(&rec->wl, o->argv, &rec->old_mask);
+		err = workload__prepare(&rec->wl, o->argv, &rec->old_mask,
+					rec->pipe && !strcmp(rec->path, "-"));
 		if (err) {
 			fprintf(stderr, "precord: cannot fork the workload: %s\n", strerror(-err));
 			return err;
@@ -1893,8 +2106,10 @@ static int record__stop(struct record *rec)
 		record__cut_ring_files(rec);
 	if (err && !rec->write_error) {
 		rec->write_error = err;
-		fprintf(stderr, "precord: writing '%s' failed: %s; it keeps what was written "
-			"until then; free space or record elsewhere with -o\n", rec->path, strerror(-err));
+		if (!record__pipe_gone(rec, err))
+			fprintf(stderr, "precord: writing '%s' failed: %s; it keeps what was written "
+				"until then; free space or record elsewhere with -o\n", rec->path,
+				strerror(-err));
 	}
 	if (record__all_hup(rec) && rec->wl.pid <= 0 && !rec->opts.quiet)
 		fprintf(stderr, "precord: every monitored thread has exited\n");
@@ -1998,7 +2213,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 				"once there is room, 'precord merge %s' adds them\n", rec.data_path,
 				record__needs_features(&rec) ? "perf cannot read it without them" :
 				"perf reads its samples", rec.data_path);
-		else if (ferr)
+		else if (ferr && !rec.pipe_gone)	/* a reader gone is said */
 			fprintf(stderr, "precord: cannot finish '%s': %s%s%s%s\n", rec.data_path,
 				strerror(-ferr),
 				rec.threaded ? "; free space, then turn it into a perf.data with "
@@ -2017,7 +2232,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		streams__exit(&rec.streams);
 		if (rec.threaded)
 			remove_staging(rec.staging);
-		else if (!rec.device)
+		else if (!rec.device && !rec.pipe)
 			unlink(rec.data_path);
 	}
 	/* Unmap and close on the workers too, then let them go. */

@@ -1016,6 +1016,53 @@ static void test_end_no_room_for_features(void **state)
 		assert_int_equal(hdr.adds_features[i], 0);
 }
 
+/*
+ * The payloads in memory are byte for byte the ones at the end of a file
+ * written with the same env, in the same order, TRACING_DATA aside.
+ */
+static void test_feature_payloads(void **state)
+{
+	struct fixture *f = *state;
+	struct topology *topo = topology__new_synthetic("pack:1 numa:1 core:2 pu:2");
+	const char *argv[] = { "precord", "-o", "-", "--", "true" };
+	struct header_env env = {
+		.argc = 5, .argv = argv, .topo = topo, .no_buildid = true,
+		.tracing_data = fake_tracing_data, .compressed = true, .comp_level = 3,
+		.comp_mmap_len = 4096,
+	};
+	struct header_payload *mem, *file;
+	struct perf_file_header hdr;
+	int nr_mem, nr_file, i;
+	u64 data_offset;
+
+	assert_non_null(topo);
+	make_tracepoint(f);
+	data_offset = start_and_fill(f, 16);
+	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 16, &env), 0);
+	assert_int_equal(header__read(f->fd, &hdr), 0);
+	assert_int_equal(header__read_payloads(f->fd, &hdr, &file, &nr_file), 0);
+	assert_int_equal(header__feature_payloads(&f->evlist, &env, &mem, &nr_mem), 0);
+
+	assert_int_equal(file[0].feat, HEADER_TRACING_DATA);
+	assert_int_equal(nr_mem, nr_file - 1);
+	for (i = 0; i < nr_mem; i++) {
+		assert_int_equal(mem[i].feat, file[i + 1].feat);
+		assert_int_equal(mem[i].size, file[i + 1].size);
+		assert_memory_equal(mem[i].data, file[i + 1].data, mem[i].size);
+		assert_true(i == 0 || mem[i].feat > mem[i - 1].feat);
+	}
+	assert_int_equal(mem[nr_mem - 1].feat, HEADER_PMU_CAPS);
+	header_payloads__free(mem, nr_mem);
+	header_payloads__free(file, nr_file);
+
+	/* a NULL env: the defaults, as header__write_end() takes it */
+	assert_int_equal(header__feature_payloads(&f->evlist, NULL, &mem, &nr_mem), 0);
+	assert_true(nr_mem > 0);
+	assert_int_equal(mem[0].feat, HEADER_HOSTNAME);
+	header_payloads__free(mem, nr_mem);
+	topology__delete(topo);
+}
+
 static void test_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -1065,6 +1112,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_end_build_id_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_null_env, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_no_room_for_features, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_feature_payloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	};
 

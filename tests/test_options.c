@@ -391,6 +391,20 @@ static void test_output(void **state)
 	PARSE(p, "-oa.data", "-o", "b.data");
 	assert_ok(p);
 	assert_string_equal(p->opts.output, "b.data");
+	assert_true(p->opts.output_set);
+	/* perf's pipe mode: the stream to stdout */
+	PARSE(p, "-o", "-");
+	assert_ok(p);
+	assert_string_equal(p->opts.output, "-");
+	assert_true(p->opts.output_set);
+	PARSE(p, "-o-", "--", "true");
+	assert_ok(p);
+	assert_string_equal(p->opts.output, "-");
+	/* not given: the default, which set-up turns into a pipe when stdout is one */
+	PARSE(p, "--", "true");
+	assert_ok(p);
+	assert_string_equal(p->opts.output, "perf.data");
+	assert_false(p->opts.output_set);
 }
 
 static void test_delay(void **state)
@@ -900,7 +914,6 @@ static const struct bad_case bad_cases[] = {
 	{ { "-e", "  " }, "'  '" },
 	{ { "--event=" }, "'' for -e/--event" },
 	{ { "-o", "" }, "'' for -o/--output" },
-	{ { "-o", "-" }, "'-'" },
 	{ { "-o" }, "'-o/--output' requires a value" },
 	{ { "-C", "1-" }, "CPU list '1-'" },
 	{ { "-C", "a" }, "CPU list 'a'" },

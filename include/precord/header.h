@@ -102,6 +102,20 @@ int header__write_start_ahead(int fd, struct evlist *evlist, const struct header
 int header__write_end(int fd, struct evlist *evlist, u64 data_offset, u64 data_size,
 		      const struct header_env *env);
 
+struct header_payload;
+
+/*
+ * The feature payloads header__write_end() would write with env, built in
+ * memory and not written anywhere: ascending bit order, TRACING_DATA left
+ * out (it is streamed; see tracefs__tracing_data()), a feature whose source
+ * is missing left out as there. For perf's pipe mode, which sends them as
+ * records. *feats: a new array of *nr entries (free with
+ * header_payloads__free()). 0, or -errno when the machine cannot be read
+ * (uname, topology) or memory runs out.
+ */
+int header__feature_payloads(struct evlist *evlist, const struct header_env *env,
+			     struct header_payload **feats, int *nr);
+
 /* Read the fixed header back (tests, merge, report). 0, -EINVAL (not perf.data) or -errno. */
 int header__read(int fd, struct perf_file_header *hdr);
 bool header__has_feat(const struct perf_file_header *hdr, int feat);

@@ -46,7 +46,13 @@ struct record_opts {
 
 	bool		switch_events;		/* --switch-events */
 	unsigned int	mmap_pages;		/* -m; 0 = default (perf's rule) */
-	const char	*output;		/* -o; default "perf.data" */
+	/*
+	 * -o; default "perf.data". "-": perf's pipe format to stdout, as is a
+	 * FIFO at the path, or stdout being a pipe when -o is not given (set-up
+	 * looks: perf's check_pipe()).
+	 */
+	const char	*output;
+	bool		output_set;		/* -o was given */
 	int		verbose;		/* -v, repeatable */
 	bool		quiet;			/* -q */
 	bool		dry_run;		/* --dry-run */

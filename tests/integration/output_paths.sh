@@ -1,9 +1,9 @@
 #!/bin/bash
 # Hostile and unusual output paths, as root, in a plain directory and in a
 # sticky world-writable one (where other users plant things): a device at -o
-# is written into and stays a device, a FIFO is refused and stays, nothing
-# planted at FILE, FILE.old or FILE.staging is followed, and FILE and
-# FILE.old of different kinds do not stop the next recording.
+# is written into and stays a device, a FIFO gets perf's pipe format and
+# stays, nothing planted at FILE, FILE.old or FILE.staging is followed, and
+# FILE and FILE.old of different kinds do not stop the next recording.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "planting other users' files needs root"
 
@@ -46,10 +46,16 @@ for mode in plain sticky; do
 	refused "device --switch-output" "is a device" -- -o "$D/null" --switch-output=1M -- true
 	[ -c "$D/null" ] || fail "$D/null is no longer a device"
 
-	# -o on a FIFO: perf's pipe mode, refused; the FIFO stays
+	# -o on a FIFO: perf's pipe mode, into it; the FIFO stays
 	mkfifo "$D/fifo"
-	refused "fifo" "is a FIFO" -- -o "$D/fifo" -- true
-	[ -p "$D/fifo" ] && [ ! -e "$D/fifo.old" ] || fail "fifo: the FIFO was moved"
+	cat "$D/fifo" >"$T/fifo.out" &
+	record "fifo" -- -o "$D/fifo" -- true
+	wait $!
+	[ -p "$D/fifo" ] && [ ! -e "$D/fifo.old" ] && [ ! -e "$D/fifo.staging" ] ||
+		fail "fifo: the FIFO was moved"
+	perf report -i - --stdio <"$T/fifo.out" >/dev/null 2>&1 ||
+		fail "fifo: perf cannot read what went through the FIFO"
+	refused "fifo --switch-output" "pipe mode" -- -o "$D/fifo" --switch-output=1M -- true
 
 	# FILE.old a link to someone's recording directory: only the link goes
 	# (FILE an older file, and FILE an older --no-merge directory)
