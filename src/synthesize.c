@@ -1006,7 +1006,8 @@ static void synth_par__sort_pieces(struct synth_par *p)
 {
 	long j, k;
 
-	qsort(p->pieces, (size_t)p->nr_pieces, sizeof(*p->pieces), piece__cmp);
+	if (p->nr_pieces)	/* none: pieces may be NULL, which qsort() may not take */
+		qsort(p->pieces, (size_t)p->nr_pieces, sizeof(*p->pieces), piece__cmp);
 	for (j = 0; j < p->nr_pieces; j = k) {
 		bool any = false;
 
