@@ -59,7 +59,7 @@ THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
 .PHONY: all deps check demo install clean benches tests tsan-tests
-all: precord $(BENCHES) build/tests/marker
+all: precord $(BENCHES) build/tests/marker build/tests/spin
 
 $(B)/libwq.a: $(WQ_OBJS)
 	@echo "  AR      $@"
@@ -116,6 +116,12 @@ build/tests/marker: tests/marker.c
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) -O1 -g -Wall -Wextra -o $@ $<
+
+# The multi-node cases' workload: a spinning thread pinned to every CPU (tests/vm).
+build/tests/spin: tests/spin.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) -O1 -g -Wall -Wextra -o $@ $< -lpthread
 
 tests: $(TESTS)
 tsan-tests: $(TSAN_TESTS)
