@@ -3,6 +3,7 @@
 #   make            build ./precord
 #   make check      install missing Debian packages, build, run every test
 #                   (with the multi-node cases in a small QEMU guest)
+#   make check-scale  the multi-node cases in guests of 8 to 252 vCPUs
 #   make demo       install missing packages, build, record bench/matmul
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined tests   (objects go to build/<sanitizer>/)
@@ -59,7 +60,7 @@ BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
-.PHONY: all deps check demo install clean benches tests tsan-tests
+.PHONY: all deps check check-scale demo install clean benches tests tsan-tests
 all: precord $(BENCHES) build/tests/marker build/tests/spin
 
 $(B)/libwq.a: $(WQ_OBJS)
@@ -141,6 +142,12 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined tests
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread tsan-tests
 	$(Q)tests/run.sh
+
+# make check-scale: the multi-node cases (tests/vm/cases/) in guests of 8,
+# 10, 64 and 252 vCPUs, one after the other, and a table of the results.
+check-scale: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/vm/check-scale.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
