@@ -2,6 +2,8 @@
 #
 #   make            build ./precord
 #   make check      install missing Debian packages, build, run every test
+#                   (with the multi-node cases in a small QEMU guest)
+#   make check-scale  the multi-node cases in guests of 8 to 252 vCPUs
 #   make demo       install missing packages, build, record bench/matmul
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined tests   (objects go to build/<sanitizer>/)
@@ -62,8 +64,8 @@ BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
-.PHONY: all deps check demo install clean benches tests tsan-tests
-all: precord $(BENCHES) build/tests/marker
+.PHONY: all deps check check-scale demo install clean benches tests tsan-tests
+all: precord $(BENCHES) build/tests/marker build/tests/spin
 
 $(B)/libwq.a: $(WQ_OBJS)
 	@echo "  AR      $@"
@@ -121,12 +123,21 @@ build/tests/marker: tests/marker.c
 	@echo "  CC      $@"
 	$(Q)$(CC) -O1 -g -Wall -Wextra -o $@ $<
 
+# The multi-node cases' workload: a spinning thread pinned to every CPU (tests/vm).
+build/tests/spin: tests/spin.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) -O1 -g -Wall -Wextra -o $@ $< -lpthread
+
 tests: $(TESTS)
 tsan-tests: $(TSAN_TESTS)
 benches: $(BENCHES)
 
+# The multi-node guest's packages (QEMU, busybox, ...): without them its
+# cases are skipped, not failed.
 deps:
 	$(Q)scripts/install-deps.sh
+	$(Q)tests/vm/install-deps.sh || echo "precord: the multi-node guest's packages are missing: its tests will be skipped" >&2
 
 # make check: unit tests, the same under ASan+UBSan and the threaded ones under
 # TSan, then integration tests with real events read back by stock perf.
@@ -135,6 +146,12 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined tests
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread tsan-tests
 	$(Q)tests/run.sh
+
+# make check-scale: the multi-node cases (tests/vm/cases/) in guests of 8,
+# 10, 64 and 252 vCPUs, one after the other, and a table of the results.
+check-scale: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/vm/check-scale.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

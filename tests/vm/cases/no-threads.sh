@@ -1,0 +1,14 @@
+# --no-threads: perf's serial layout, one file, samples from every CPU.
+guest() {
+	run rec "$PRECORD" --no-threads -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 1
+}
+
+check() {
+	want_rc rec
+	read_clean "$D/rec.data" rec
+	want_all_cpus rec
+	[ "$(threads rec | wc -l)" -eq 0 ] || fail "--no-threads started streaming threads"
+	[ "$(samples rec)" = "$(summary_samples rec)" ] ||
+		fail "perf reads $(samples rec) samples, the summary says $(summary_samples rec)"
+	note "$(samples rec) samples in one file"
+}

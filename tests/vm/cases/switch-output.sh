@@ -1,0 +1,33 @@
+# --switch-output: a streaming recording cut in three by two SIGUSR2; perf
+# reads each piece, and together they hold the samples the summary counts.
+guest() {
+	mkdir -p "$D/so"
+	run_bg so "$PRECORD" --switch-output -a -F 1000 $MAPS -e cpu-clock -o "$D/so/so" -- "$SPIN" 600
+	if wait_threads "$BG"; then
+		sleep 1
+		kill -USR2 "$BG"
+		sleep 2
+		kill -USR2 "$BG"
+		sleep 2
+	fi
+	stop_workload "$BG"
+	wait_bg so
+}
+
+dumps() { sed -n 's/^\[ precord: Dump \(.*\) \]$/\1/p' "$D/$1.err"; }
+
+check() {
+	local f k=0 total=0
+	want_rc so
+	[ "$(dumps so | wc -l)" -eq 3 ] || fail "want 3 pieces (two SIGUSR2, exit), got: $(dumps so | xargs)"
+	for f in $(dumps so); do
+		f=$D/so/${f##*/}
+		[ -f "$f" ] || fail "$f was announced but is not there"
+		read_clean "$f" so$k
+		total=$((total + $(samples so$k)))
+		k=$((k + 1))
+	done
+	want_all_cpus so1
+	[ "$total" -eq "$(summary_samples so)" ] || fail "the pieces hold $total samples, the summary says $(summary_samples so)"
+	note "3 pieces: $(samples so0) + $(samples so1) + $(samples so2) samples"
+}
