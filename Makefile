@@ -152,11 +152,13 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 # make check: unit tests, the same under ASan+UBSan and the threaded ones under
-# TSan, then integration tests with real events read back by stock perf.
+# TSan, integration tests with real events read back by stock perf, then every
+# fuzz target on its seed corpus and past findings (tests/fuzz/).
 check: deps
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined tests
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread tsan-tests
+	$(Q)$(MAKE) --no-print-directory fuzzers
 	$(Q)tests/run.sh
 
 demo: deps

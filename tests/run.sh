@@ -1,8 +1,8 @@
 #!/bin/bash
 # The test runner of `make check`: every cmocka unit test (plain, ASan+UBSan,
-# and the threaded ones under TSan), then every integration test in
-# tests/integration/ (exit 0 pass, 77 skip, anything else fail), each under a
-# timeout. Output of a failing test is shown in full; the last line is
+# and the threaded ones under TSan), every integration test in
+# tests/integration/ (exit 0 pass, 77 skip, anything else fail), then the
+# replay of every fuzz target's inputs, each under a timeout. Output of a failing test is shown in full; the last line is
 # "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
@@ -51,6 +51,11 @@ done
 for t in tests/integration/*.sh; do
 	[ -f "$t" ] || continue
 	run_one "integration/$(basename "$t" .sh)" 300 bash "$t"
+done
+# each fuzz target on its seed corpus and past findings (tests/fuzz/fuzz.sh)
+for t in build/fuzz/tests/fuzz/fuzz_*; do
+	[ -x "$t" ] && [ "${t%.d}" = "$t" ] && [ "${t%.o}" = "$t" ] || continue
+	run_one "fuzz/${t##*/fuzz_}" 600 tests/fuzz/fuzz.sh replay "${t##*/fuzz_}"
 done
 
 echo
