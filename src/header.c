@@ -1440,16 +1440,24 @@ static struct perf_file_section *raw_attr__ids(u8 *entry, u64 attr_size)
 	return (struct perf_file_section *)(entry + attr_size - sizeof(struct perf_file_section));
 }
 
+/*
+ * One attr and its ids. *ids_left: the bytes of the file no earlier attr's
+ * ids took. Each attr's ids are a part of the file of their own, so
+ * together they are no larger than the file: attrs that all point at one
+ * large array would otherwise have it read (and the merge write it) once
+ * per attr, memory and output growing with the square of the file.
+ */
 static int header_attr__read(struct header_attr *ha, int fd, u8 *entry, u64 attr_size,
-			     u64 file_size)
+			     u64 file_size, u64 *ids_left)
 {
 	struct perf_file_section ids;
 	u64 len = attr_size - sizeof(ids);
 
 	memcpy(&ids, raw_attr__ids(entry, attr_size), sizeof(ids));
 	memcpy(&ha->attr, entry, len < sizeof(ha->attr) ? len : sizeof(ha->attr));
-	if (!section__within(&ids, file_size) || ids.size % sizeof(u64))
+	if (!section__within(&ids, file_size) || ids.size % sizeof(u64) || ids.size > *ids_left)
 		return -EINVAL;
+	*ids_left -= ids.size;
 	ha->nr_ids = ids.size / sizeof(u64);
 	ha->ids = malloc(ids.size ? ids.size : 1);
 	if (!ha->ids)
@@ -1459,13 +1467,14 @@ static int header_attr__read(struct header_attr *ha, int fd, u8 *entry, u64 attr
 
 int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header_attrs *attrs)
 {
-	u64 file_size, nr, i;
+	u64 file_size, ids_left, nr, i;
 	int err;
 
 	*attrs = (struct header_attrs){ .attr_size = hdr->attr_size };
 	err = file__size(fd, &file_size);
 	if (err)
 		return err;
+	ids_left = file_size;
 	if (hdr->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) ||
 	    hdr->attr_size % sizeof(u64) || hdr->attrs.size % hdr->attr_size ||
 	    !section__within(&hdr->attrs, file_size))
@@ -1483,7 +1492,7 @@ int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header
 	for (i = 0; !err && i < nr; i++) {
 		attrs->nr = (int)i + 1;
 		err = header_attr__read(&attrs->entries[i], fd, attrs->raw + i * hdr->attr_size,
-					hdr->attr_size, file_size);
+					hdr->attr_size, file_size, &ids_left);
 	}
 	if (!err)
 		return 0;
@@ -1562,7 +1571,7 @@ int header__read_payloads(int fd, const struct perf_file_header *hdr,
 int header__read_ahead(int fd, const struct perf_file_header *hdr,
 		       struct header_payload **featsp, int *nrp)
 {
-	u64 plain = hdr->attrs.offset + hdr->attrs.size;
+	u64 plain = hdr->attrs.offset + hdr->attrs.size, file_size = 0;
 	struct ahead_head head;
 	int err;
 
@@ -1575,8 +1584,13 @@ int header__read_ahead(int fd, const struct perf_file_header *hdr,
 		return err;
 	if (head.data_offset != hdr->data.offset)
 		return -ENOENT;
+	err = file__size(fd, &file_size);
+	if (err)
+		return err;
+	/* the payloads lie before the data section, and within the file */
 	return payloads__read(fd, head.features, plain + sizeof(head), plain + sizeof(head),
-			      hdr->data.offset, featsp, nrp);
+			      hdr->data.offset < file_size ? hdr->data.offset : file_size,
+			      featsp, nrp);
 }
 
 void header_payloads__free(struct header_payload *feats, int nr)

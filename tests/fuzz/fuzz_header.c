@@ -7,6 +7,9 @@
  * and those precord writes ahead of it (header__read_ahead()). The input is
  * the file.
  *
+ * The id arrays read are no larger together than the file: each is a part
+ * of the file of its own.
+ *
  * What was read is written again as the merge writes it
  * (header__write_start_raw(), header__write_end_raw()) and read back: the
  * attrs, ids and payloads must come back as they went, whatever the file
@@ -89,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perf_file_section sec;
 	struct header_attrs attrs = { 0 };
 	struct header_payload *feats = NULL, *ahead = NULL;
-	int fd, feat, nr = 0, nr_ahead = 0, attrs_err = -1, feats_err = -1;
+	int fd, feat, i, nr = 0, nr_ahead = 0, attrs_err = -1, feats_err = -1;
 
 	snprintf(path, sizeof(path), "%s/in", fuzz__dir());
 	fuzz__write_file(path, data, size);
@@ -104,6 +107,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	feats_err = header__read_payloads(fd, &hdr, &feats, &nr);
 	if (!header__read_ahead(fd, &hdr, &ahead, &nr_ahead))
 		header_payloads__free(ahead, nr_ahead);
+	if (!attrs_err) {
+		u64 ids = 0;
+
+		for (i = 0; i < attrs.nr; i++)
+			ids += attrs.entries[i].nr_ids * sizeof(u64);
+		fuzz__check(ids <= size, "attrs: more id bytes than the file holds");
+	}
 	if (!attrs_err && !feats_err)
 		round_trip(&attrs, feats, nr);
 	if (!attrs_err)
