@@ -399,19 +399,21 @@ static int mclock__attr_of(const struct mclock *c, const struct perf_event_heade
 /* A record's time, 0 when it has none (perf delivers those unsorted). */
 static u64 mclock__time(const struct mclock *c, const u8 *rec)
 {
-	const struct perf_event_header *h = (const void *)rec;
 	const u8 *body = rec + HDR_SIZE;
-	u64 n = (h->size - HDR_SIZE) / 8;
+	struct perf_event_header h;
 	const struct mattr *ma;
+	u64 n;
 	int a;
 
-	if (h->type >= PERF_RECORD_USER_TYPE_START)
+	memcpy(&h, rec, sizeof(h));	/* records after a COMPRESSED one may be unaligned */
+	n = (h.size - HDR_SIZE) / 8;
+	if (h.type >= PERF_RECORD_USER_TYPE_START)
 		return 0;
-	a = mclock__attr_of(c, h, body, n);
+	a = mclock__attr_of(c, &h, body, n);
 	if (a < 0)
 		return 0;
 	ma = &c->mattrs[a];
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (h.type == PERF_RECORD_SAMPLE)
 		return ma->time_idx >= 0 && (u64)ma->time_idx < n ?
 		       load_u64(body + 8 * (u64)ma->time_idx) : 0;
 	return ma->time_back && (u64)ma->time_back <= n ?
@@ -879,10 +881,11 @@ static int merge__put(struct merge *m, const struct mstream *s, const struct wre
 
 static void merge__count(struct merge *m, const u8 *rec, u64 time)
 {
-	const struct perf_event_header *h = (const void *)rec;
 	struct merge_stats *st = m->stats;
+	struct perf_event_header h;
 
-	switch (h->type) {
+	memcpy(&h, rec, sizeof(h));	/* as in mclock__time() */
+	switch (h.type) {
 	case PERF_RECORD_SAMPLE:
 		st->samples++;
 		if (time && (!st->first_time || time < st->first_time))
@@ -892,11 +895,11 @@ static void merge__count(struct merge *m, const u8 *rec, u64 time)
 		break;
 	case PERF_RECORD_LOST:
 		st->lost_records++;
-		if (h->size >= HDR_SIZE + 16)
+		if (h.size >= HDR_SIZE + 16)
 			st->lost += load_u64(rec + HDR_SIZE + 8);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		if (h->size >= HDR_SIZE + 8)
+		if (h.size >= HDR_SIZE + 8)
 			st->lost_samples += load_u64(rec + HDR_SIZE);
 		break;
 	}
