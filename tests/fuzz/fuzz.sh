@@ -12,13 +12,16 @@
 # Both run under the same resource limits, so that an input whose cost is
 # out of proportion to its size fails: a run over LIMIT_RSS_MB of memory, one
 # malloc() of LIMIT_MALLOC_MB or more, or an input that takes LIMIT_SECONDS.
-# Inputs are at most MAX_LEN bytes (256 KiB): the readers' own buffers are
+# Files are at most MAX_LEN bytes (256 KiB): the readers' own buffers are
 # 4 MiB at most, and ASan's quarantine is kept to 32 MiB (a few hundred MiB
 # by default, all of it resident), so 512 MiB leaves room only for
-# mistakes.
+# mistakes. Strings are command-line sized (MAX_LEN_TEXT): each tracepoint
+# glob of an -e string costs a walk of tracefs and adds every event it
+# matches, as perf does, however often the string repeats it.
 cd "$(dirname "$0")/../.." || exit 1
 BIN=build/fuzz/tests/fuzz
 MAX_LEN=262144
+MAX_LEN_TEXT=128
 LIMIT_RSS_MB=512
 LIMIT_MALLOC_MB=64
 LIMIT_SECONDS=10
@@ -35,6 +38,13 @@ need() {	# name
 	[ -x "$BIN/fuzz_$1" ] && return
 	echo "fuzz: $BIN/fuzz_$1 is not built: run 'make fuzzers'" >&2
 	exit 1
+}
+
+max_len() {	# name
+	case $1 in
+	events|layout)	echo $MAX_LEN_TEXT ;;
+	*)		echo $MAX_LEN ;;
+	esac
 }
 
 dict() {	# name: the dictionary option, when the target has one
@@ -67,7 +77,7 @@ run() {	# seconds names...
 		log=build/fuzz/logs/$name.log
 		mkdir -p "build/fuzz/corpus/$name" "build/fuzz/findings/$name" build/fuzz/logs
 		printf '  FUZZ    %s (%s s)\n' "$name" "$secs"
-		if ! "$BIN/fuzz_$name" $LIMITS -max_len=$MAX_LEN -max_total_time="$secs" \
+		if ! "$BIN/fuzz_$name" $LIMITS -max_len="$(max_len "$name")" -max_total_time="$secs" \
 			-print_final_stats=1 $(dict "$name") \
 			-artifact_prefix="build/fuzz/findings/$name/" "build/fuzz/corpus/$name" \
 			$(for d in "tests/fuzz/corpus/$name" "tests/fuzz/crashes/$name"; do
