@@ -10,10 +10,12 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "fuzz.h"
 
@@ -78,15 +80,51 @@ static void fuzz__remove_scratch(void)
 		fuzz__clear(fuzz_scratch, true);
 }
 
+/* Best effort: what cannot be removed is someone else's business. */
+static int fuzz__remove_quietly(const char *path, const struct stat *sb, int flag,
+				struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+/*
+ * Scratch directories of fuzz processes that are gone: a crash, a timeout
+ * or -minimize_crash's runs end a process without its atexit() handler.
+ */
+static void fuzz__remove_stale(const char *tmp)
+{
+	char path[PATH_MAX], *end;
+	struct dirent *e;
+	DIR *d = opendir(tmp);
+	long pid;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "precord-fuzz.", 13))
+			continue;
+		pid = strtol(e->d_name + 13, &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+		nftw(path, fuzz__remove_quietly, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	closedir(d);
+}
+
 const char *fuzz__dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	if (fuzz_scratch[0])
 		return fuzz_scratch;
-	snprintf(fuzz_scratch, sizeof(fuzz_scratch), "%s/precord-fuzz.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fuzz_scratch))
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	fuzz__remove_stale(tmp);
+	snprintf(fuzz_scratch, sizeof(fuzz_scratch), "%s/precord-fuzz.%d", tmp, (int)getpid());
+	fuzz__clear(fuzz_scratch, true);	/* a gone process's, whose pid this is now */
+	if (mkdir(fuzz_scratch, 0700) < 0)
 		fuzz__die("cannot create", fuzz_scratch);
 	atexit(fuzz__remove_scratch);
 	return fuzz_scratch;

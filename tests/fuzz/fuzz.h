@@ -39,7 +39,11 @@ enum fuzz_file {
  */
 #define FUZZ_JOURNAL_HEAD	24
 
-/* This process's scratch directory (created on first use, removed at exit); aborts on failure. */
+/*
+ * This process's scratch directory, $TMPDIR/precord-fuzz.PID (created on
+ * first use, removed at exit, and by the next target that starts when the
+ * process died); aborts on failure.
+ */
 const char *fuzz__dir(void);
 
 /* Write size bytes to path (created or truncated); aborts on failure. */
