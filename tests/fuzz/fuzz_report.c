@@ -5,6 +5,7 @@
  * perf.data file (PERFILE2 or pipe mode), or, when it starts with the
  * container mark (fuzz.h), a perf directory: data and data.N.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -25,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[4200], err[1024];
+	char path[PATH_MAX], err[1024];
 	struct loss_report r;
 	const uint8_t *pre;
 	size_t pre_len;
