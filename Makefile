@@ -5,6 +5,7 @@
 #                   (with the multi-node cases in a small QEMU guest)
 #   make check-scale  the multi-node cases in guests of 8 to 252 vCPUs
 #   make demo       install missing packages, build, record bench/matmul
+#   make fuzz       build the libFuzzer targets (clang), fuzz each FUZZ_SECONDS
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined tests   (objects go to build/<sanitizer>/)
 #   V=1             show the commands
@@ -14,6 +15,7 @@
 PREFIX    ?= /usr/local
 CC        ?= gcc
 SANITIZE  ?=
+SAN_EXTRA ?=
 V         ?= 0
 PKGS      := hwloc numa libzstd
 
@@ -28,7 +30,7 @@ ifeq ($(SANITIZE),)
 B := build
 else
 B := build/$(subst $(comma),-,$(SANITIZE))
-SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer $(SAN_EXTRA)
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -64,7 +66,7 @@ BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
-.PHONY: all deps check check-scale demo install clean benches tests tsan-tests
+.PHONY: all deps check check-scale demo install clean benches tests tsan-tests fuzz fuzzers fuzz-targets
 all: precord $(BENCHES) build/tests/marker build/tests/spin
 
 $(B)/libwq.a: $(WQ_OBJS)
@@ -131,6 +133,31 @@ build/tests/spin: tests/spin.c
 
 tests: $(TESTS)
 tsan-tests: $(TSAN_TESTS)
+
+# Fuzz targets (tests/fuzz/fuzz_*.c): libFuzzer, so clang, with ASan and UBSan
+# (every UBSan report fatal). `make fuzzers` builds the library again into
+# build/fuzz/ with the fuzzer's coverage instrumentation and links each target
+# with libFuzzer; neither `make` nor `make demo` needs clang.
+FUZZ_B       := build/fuzz
+FUZZ_SAN     := fuzzer-no-link,address,undefined
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZERS      := $(FUZZ_NAMES:%=$(B)/tests/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+
+$(FUZZERS): $(B)/tests/fuzz/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/fuzz-common.o \
+		$(B)/libprecord.a $(B)/libwq.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-targets: $(FUZZERS)
+fuzzers:
+	$(Q)$(MAKE) --no-print-directory CC=clang B=$(FUZZ_B) SANITIZE=$(FUZZ_SAN) \
+		SAN_EXTRA=-fno-sanitize-recover=all fuzz-targets
+
+# Fuzz each target FUZZ_SECONDS, one after the other, into build/fuzz/corpus/.
+fuzz: deps fuzzers
+	$(Q)tests/fuzz/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
 benches: $(BENCHES)
 
 # The multi-node guest's packages (QEMU, busybox, ...): without them its
@@ -140,11 +167,13 @@ deps:
 	$(Q)tests/vm/install-deps.sh || echo "precord: the multi-node guest's packages are missing: its tests will be skipped" >&2
 
 # make check: unit tests, the same under ASan+UBSan and the threaded ones under
-# TSan, then integration tests with real events read back by stock perf.
+# TSan, integration tests with real events read back by stock perf, then every
+# fuzz target on its seed corpus and past findings (tests/fuzz/).
 check: deps
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined tests
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread tsan-tests
+	$(Q)$(MAKE) --no-print-directory fuzzers
 	$(Q)tests/run.sh
 
 # make check-scale: the multi-node cases (tests/vm/cases/) in guests of 8,

@@ -1507,6 +1507,7 @@ int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header
 	err = file__size(fd, &file_size);
 	if (err)
 		return err;
+	ids_left = file_size;
 	if (hdr->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) ||
 	    hdr->attr_size % sizeof(u64) || hdr->attrs.size % hdr->attr_size ||
 	    !section__within(&hdr->attrs, file_size))
@@ -1604,7 +1605,7 @@ int header__read_payloads(int fd, const struct perf_file_header *hdr,
 int header__read_ahead(int fd, const struct perf_file_header *hdr,
 		       struct header_payload **featsp, int *nrp)
 {
-	u64 plain = hdr->attrs.offset + hdr->attrs.size;
+	u64 plain = hdr->attrs.offset + hdr->attrs.size, file_size = 0;
 	struct ahead_head head;
 	int err;
 
@@ -1617,8 +1618,13 @@ int header__read_ahead(int fd, const struct perf_file_header *hdr,
 		return err;
 	if (head.data_offset != hdr->data.offset)
 		return -ENOENT;
+	err = file__size(fd, &file_size);
+	if (err)
+		return err;
+	/* the payloads lie before the data section, and within the file */
 	return payloads__read(fd, head.features, plain + sizeof(head), plain + sizeof(head),
-			      hdr->data.offset, featsp, nrp);
+			      hdr->data.offset < file_size ? hdr->data.offset : file_size,
+			      featsp, nrp);
 }
 
 void header_payloads__free(struct header_payload *feats, int nr)

@@ -692,6 +692,8 @@ static int mstream__inflate(struct merge *m, struct mstream *s, const u8 *rec)
 		return err;
 	}
 	p = zdecomp__pending(s->zd, &len);
+	if (!len)
+		return 0;	/* nothing whole yet; the arena may not exist yet */
 	err = mstream__arena_reserve(s, len);
 	if (err)
 		return err;

@@ -49,7 +49,12 @@
 #define READ_CHUNK		(4u << 20)	/* bytes per read(); holds any record */
 #define LOSS_WINDOW_NS		10000000ULL	/* the windowed metric's 10 ms */
 #define PIPE_HEADER_SIZE	16
-#define MAX_CPU			(1 << 20)	/* a larger CPU number is garbage: -1 */
+/*
+ * A larger CPU number is garbage: -1. Linux has at most 8192 CPUs; the
+ * per-CPU counters are an array indexed by CPU (64 bytes an entry), 4 MiB
+ * at this bound where 1 << 20 made one record cost 64 MiB.
+ */
+#define MAX_CPU			(1 << 16)
 #define MAX_ATTRS_BYTES		(64u << 20)	/* sanity bound on the attrs and ids */
 #define HDR_SIZE		sizeof(struct perf_event_header)
 #define CPU_UNKNOWN		INT_MIN		/* id not (yet) in an ID_INDEX */

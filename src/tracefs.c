@@ -391,58 +391,83 @@ static void tracepoint_list__exit(struct tracepoint_list *list)
 	list->nr = 0;
 }
 
-struct tracepoint_by_id {
-	int			id;
-	struct tracepoint_path	*tp;
+/* The tracepoints of a list still to be named from their ids, found in one walk. */
+struct tracepoint_ids {
+	struct tracepoint_list	*list;
+	const u64		*ids;	/* [i]: tps[i]'s id (attr.config), where tps[i] has no name */
+	int			left;	/* tps without a name yet */
 };
 
-static int tracepoint_by_id__match(void *ctx, const char *sys, const char *name)
+static int tracepoint_ids__match(void *ctx, const char *sys, const char *name)
 {
-	struct tracepoint_by_id *arg = ctx;
+	struct tracepoint_ids *arg = ctx;
+	int i, id = tracefs__event_id(sys, name);
 
-	if (tracefs__event_id(sys, name) != arg->id)
+	if (id < 0)
 		return 0;
-	arg->tp->sys = strdup(sys);
-	arg->tp->name = strdup(name);
-	return arg->tp->sys && arg->tp->name ? 1 : -ENOMEM;
-}
+	for (i = 0; i < arg->list->nr; i++) {
+		struct tracepoint_path *tp = &arg->list->tps[i];
 
-/* Name the tracepoint of evsel, by tp_sys/tp_name or else by its id. */
-static int tracepoint_path__init(struct tracepoint_path *tp, const struct evsel *evsel)
-{
-	struct tracepoint_by_id arg = { .id = (int)evsel->attr.config, .tp = tp };
-	int ret;
-
-	if (evsel->tp_sys && evsel->tp_name) {
-		tp->sys = strdup(evsel->tp_sys);
-		tp->name = strdup(evsel->tp_name);
-		return tp->sys && tp->name ? 0 : -ENOMEM;
+		if (tp->sys || arg->ids[i] != (u64)id)
+			continue;
+		tp->sys = strdup(sys);
+		tp->name = strdup(name);
+		if (!tp->sys || !tp->name)
+			return -ENOMEM;
+		arg->left--;
 	}
-	ret = tracefs__for_each_event("*", "*", tracepoint_by_id__match, &arg);
-	if (ret < 0)
-		return ret;
-	return tp->sys ? 0 : -ENOENT;
+	return arg->left ? 0 : 1;
 }
 
+/*
+ * Every tracepoint evsel of evlist, named by tp_sys/tp_name or else by its
+ * id. The ids are looked up in one walk of tracefs for all of them: a walk
+ * reads every event's id file, and a file read from disk may have
+ * thousands of attrs.
+ */
 static int tracepoint_list__init(struct tracepoint_list *list, const struct evlist *evlist)
 {
+	struct tracepoint_ids arg = { .list = list };
 	struct evsel *evsel;
-	int i, err;
+	u64 *ids;
+	int i, err = 0;
 
 	list->tps = calloc((size_t)evlist->nr_entries + 1, sizeof(*list->tps));
+	ids = calloc((size_t)evlist->nr_entries + 1, sizeof(*ids));
 	list->nr = 0;
-	if (!list->tps)
-		return -ENOMEM;
+	if (!list->tps || !ids) {
+		err = -ENOMEM;
+		goto out;
+	}
 	evlist__for_each_evsel(evlist, evsel, i) {
+		struct tracepoint_path *tp = &list->tps[list->nr];
+
 		if (evsel->attr.type != PERF_TYPE_TRACEPOINT)
 			continue;
-		err = tracepoint_path__init(&list->tps[list->nr++], evsel);
-		if (err) {
-			tracepoint_list__exit(list);
-			return err;
+		ids[list->nr++] = evsel->attr.config;
+		if (!evsel->tp_sys || !evsel->tp_name) {
+			arg.left++;
+			continue;
+		}
+		tp->sys = strdup(evsel->tp_sys);
+		tp->name = strdup(evsel->tp_name);
+		if (!tp->sys || !tp->name) {
+			err = -ENOMEM;
+			goto out;
 		}
 	}
-	return 0;
+	arg.ids = ids;
+	if (arg.left)
+		err = tracefs__for_each_event("*", "*", tracepoint_ids__match, &arg);
+	if (err > 0)
+		err = 0;
+	if (!err && arg.left)
+		err = -ENOENT;
+out:
+	free(ids);
+	if (err)
+		tracepoint_list__exit(list);
+	return err;
 }
 
 /*

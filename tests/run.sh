@@ -1,9 +1,10 @@
 #!/bin/bash
 # The test runner of `make check`: every cmocka unit test (plain, ASan+UBSan,
 # and the threaded ones under TSan), then every integration test in
-# tests/integration/ (exit 0 pass, 77 skip, anything else fail), each under a
-# timeout, then the multi-node cases in a small guest (tests/vm/). Output of
-# a failing test is shown in full; the last line is
+# tests/integration/ (exit 0 pass, 77 skip, anything else fail), the replay
+# of every fuzz target's inputs, and the multi-node cases in a small guest
+# (tests/vm/), each under a timeout. Output of a failing test is shown in
+# full; the last line is
 # "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
@@ -53,6 +54,11 @@ done
 for t in tests/integration/*.sh; do
 	[ -f "$t" ] || continue
 	run_one "integration/$(basename "$t" .sh)" 300 bash "$t"
+done
+# each fuzz target on its seed corpus and past findings (tests/fuzz/fuzz.sh)
+for t in build/fuzz/tests/fuzz/fuzz_*; do
+	[ -x "$t" ] && [ "${t%.d}" = "$t" ] && [ "${t%.o}" = "$t" ] || continue
+	run_one "fuzz/${t##*/fuzz_}" 600 tests/fuzz/fuzz.sh replay "${t##*/fuzz_}"
 done
 
 # The multi-node guest (tests/vm/): one boot of a small guest, 8 vCPUs over
