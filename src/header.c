@@ -1507,7 +1507,6 @@ int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header
 	err = file__size(fd, &file_size);
 	if (err)
 		return err;
-	ids_left = file_size;
 	if (hdr->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) ||
 	    hdr->attr_size % sizeof(u64) || hdr->attrs.size % hdr->attr_size ||
 	    !section__within(&hdr->attrs, file_size))
