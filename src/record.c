@@ -1986,11 +1986,13 @@ static int record__reserve_fds(struct record *rec)
 {
 	const struct cpu_map *cpus = rec->evlist->cpus;
 	unsigned long rings = cpus && !cpu_map__is_any(cpus) ? (unsigned long)cpus->nr : 1;
-	unsigned long need = 0;
+	unsigned long need = 0, files = rings * (rec->opts.overwrite ? 2 : 1);
 	int err;
 
-	err = evlist__reserve_nofile(rec->evlist, rings * (rec->opts.overwrite ? 2 : 1) + 16,
-				     &need);
+	/* a switch opens the next files while the current ones are open */
+	if (rec->opts.switch_output)
+		files *= 2;
+	err = evlist__reserve_nofile(rec->evlist, files + 16, &need);
 	if (err == -EMFILE)
 		fprintf(stderr, "precord: the recording needs %lu file descriptors, more than the "
 			"limit allows: raise it with 'ulimit -n %lu'\n", need, need);

@@ -52,7 +52,7 @@ done
 	printf '%-22s' "guest run (s)"
 	for size in "${sizes[@]}"; do printf ' %8s' "${secs[$size]}"; done
 	echo
-	echo "(small: 8 vCPUs over 4 nodes + a CPU-less node; uneven: 10 vCPUs as 4,0,3,2,1;"
+	echo "(small: 8 vCPUs over 4 nodes + a CPU-less node; uneven: 10 vCPUs as 4,3,2,1 + a CPU-less node;"
 	echo " 64: 64 vCPUs over 8 nodes; 252: 252 vCPUs over 4 nodes. Details: $R/SIZE/CASE.check)"
 } | tee $R/scale.txt
 exit $bad

@@ -77,7 +77,33 @@ pick_cpus() {
 	printf '%s\n' "${a[${#a[@]} - 1]}" "${b[0]}" "${c[0]}" "${c[${#c[@]} - 1]}" | sort -nu | paste -sd,
 }
 
+# every_node_cpus: the last CPU of each node with CPUs, for a cpuset that
+# leaves no node out.
+every_node_cpus() {
+	local n c
+	for n in $(cpu_nodes); do
+		c=($(node_cpus "$n"))
+		echo "${c[${#c[@]} - 1]}"
+	done | paste -sd,
+}
+
 # --- guest side -------------------------------------------------------------------
+
+# enter_cpuset CPUS: move this shell into a cgroup v2 cpuset of CPUS (what a
+# container on a big machine sees); leave_cpuset moves it back and removes
+# the cgroup.
+CG=/sys/fs/cgroup/precord-test
+enter_cpuset() {
+	echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p $CG
+	echo "$1" >$CG/cpuset.cpus
+	echo $BASHPID >$CG/cgroup.procs
+	echo "in $CG: cpuset.cpus.effective $(cat $CG/cpuset.cpus.effective); $(taskset -pc $BASHPID)"
+}
+leave_cpuset() {
+	echo $BASHPID >/sys/fs/cgroup/cgroup.procs
+	rmdir $CG
+}
 
 # at: seconds since the case started, for the log.
 CASE_START=${CASE_START:-$EPOCHREALTIME}
@@ -148,21 +174,23 @@ stop_workload() {
 	kill -TERM $(pgrep -P "$1") 2>/dev/null
 }
 
-# affinity PID: "NAME CPULIST" for each streaming thread of PID.
+# affinity PID: "NAME CPULIST" for each streaming thread of PID (builtins
+# only, but for the sort: hundreds of threads).
 affinity() {
-	local t
+	local t comm key val
 	for t in /proc/"$1"/task/*; do
 		read -r comm <"$t/comm" 2>/dev/null || continue
-		case $comm in
-		prec-rd/*) echo "$comm $(sed -n 's/^Cpus_allowed_list:\s*//p' "$t/status")" ;;
-		esac
+		[[ $comm == prec-rd/* ]] || continue
+		while read -r key val; do
+			[ "$key" = Cpus_allowed_list: ] && echo "$comm $val"
+		done <"$t/status"
 	done | sort -V
 }
 
-# Every CPU of the guest is emulated and most cases keep them all busy:
+# Every CPU of the guest is emulated, hundreds of them on two host CPUs:
 # reading a process's /proc/PID/maps while synthesizing may take longer than
-# perf's default 500 ms, which would leave a map out with a warning. The
-# recordings that synthesize while busy give it more time.
+# perf's default 500 ms, which would leave a map out with a warning. Every
+# recording gives it more time.
 MAPS=--proc-map-timeout=60000
 
 # --- host side ---------------------------------------------------------------------

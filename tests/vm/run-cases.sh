@@ -5,7 +5,7 @@
 #
 # usage: tests/vm/run-cases.sh SIZE [CASE...]
 # SIZE:  small   8 vCPUs over 4 nodes, plus a CPU-less memory node (make check)
-#        uneven  10 vCPUs as 4,0,3,2,1 per node: a CPU-less node between others
+#        uneven  10 vCPUs as 4,3,2,1 per node, plus a CPU-less memory node
 #        64      64 vCPUs over 8 nodes
 #        252     252 vCPUs over 4 nodes
 # Exit status: guest.sh's (77: no guest can start here).
@@ -15,7 +15,7 @@ size=${1:?usage: tests/vm/run-cases.sh SIZE [CASE...]}
 shift
 case $size in
 small) topo=(-c 8 -n 4 -z 1) tmo=900 ;;
-uneven) topo=(-n 4,0,3,2,1) tmo=900 ;;
+uneven) topo=(-n 4,3,2,1 -z 1) tmo=900 ;;
 64) topo=(-c 64 -n 8) tmo=2400 ;;
 252) topo=(-c 252 -n 4) tmo=5400 ;;
 *) echo "run-cases.sh: unknown size $size (small, uneven, 64, 252)" >&2; exit 2 ;;

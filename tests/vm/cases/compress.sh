@@ -1,7 +1,7 @@
 # -z: zstd-compressed records, in the default layout, that perf reads back
 # sample for sample.
 guest() {
-	run rec "$PRECORD" -z -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 1
+	run rec "$PRECORD" $MAPS -z -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 1
 }
 
 check() {

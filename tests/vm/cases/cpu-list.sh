@@ -4,7 +4,7 @@ guest() {
 	local cpus
 	cpus=$(pick_cpus)
 	echo "$cpus" >"$D/cpus"
-	run_bg rec "$PRECORD" -C "$cpus" -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
+	run_bg rec "$PRECORD" $MAPS -C "$cpus" -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
 	wait_threads "$BG" && affinity "$BG" >"$D/rec.affinity"
 	stop_workload "$BG"
 	wait_bg rec

@@ -1,28 +1,25 @@
-# A cgroup v2 cpuset of a few CPUs across nodes (a container's view of a big
-# machine): precord -a, and precord of a workload, record from inside it as
-# perf does; every streaming thread stays in the cpuset.
-CG=/sys/fs/cgroup/precord-test
-
+# A cgroup v2 cpuset of a few CPUs across nodes that leaves out every CPU of
+# some node (a container's view of a big machine): precord -a, and precord
+# of a workload, record from inside it as perf does; every streaming thread
+# stays in the cpuset.
 guest() {
-	local cpus
-	cpus=$(pick_cpus)
-	echo "$cpus" >"$D/cpuset"
-	echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control
-	mkdir -p $CG
-	echo "$cpus" >$CG/cpuset.cpus
-	echo $BASHPID >$CG/cgroup.procs
-	echo "in $CG: cpuset.cpus.effective $(cat $CG/cpuset.cpus.effective); taskset: $(taskset -pc $BASHPID)"
-	run perf perf record -a -F 1000 -e cpu-clock -o "$D/perf.data" -- sleep 3
-	run_bg rec "$PRECORD" -a -F 1000 -e cpu-clock -o "$D/rec.data" -- sleep 3
+	pick_cpus >"$D/cpuset"
+	cpuset_guest
+}
+
+# cpuset_guest: record in the cpuset D/cpuset, perf first.
+cpuset_guest() {
+	enter_cpuset "$(cat "$D/cpuset")"
+	run perf perf record $MAPS -a -F 1000 -e cpu-clock -o "$D/perf.data" -- sleep 3
+	run_bg rec "$PRECORD" $MAPS -a -F 1000 -e cpu-clock -o "$D/rec.data" -- sleep 3
 	wait_threads "$BG" && affinity "$BG" >"$D/rec.affinity"
 	wait_bg rec
-	run wl "$PRECORD" -F 1000 -e cpu-clock -o "$D/wl.data" -- "$MATMUL" -t 4 -n 200 -r 10
-	echo $BASHPID >/sys/fs/cgroup/cgroup.procs
-	rmdir $CG
+	run wl "$PRECORD" $MAPS -F 1000 -e cpu-clock -o "$D/wl.data" -- "$MATMUL" -t 4 -n 200 -r 10
+	leave_cpuset
 }
 
 check() {
-	local cpus t l
+	local cpus t l c
 	cpus=$(expand "$(cat "$D/cpuset")")
 	want_rc perf
 	want_rc rec
@@ -36,5 +33,5 @@ check() {
 	want_rc wl
 	read_clean "$D/wl.data" wl
 	grep -q ' matmul ' "$D/wl.script" || fail "no sample of the workload"
-	note "cpuset $(cat "$D/cpuset"): -a $(samples rec) samples from $(sample_cpus rec | wc -w) CPUs; workload $(samples wl) samples"
+	note "cpuset $(cat "$D/cpuset"): -a $(samples rec) samples from $(sample_cpus rec | wc -w) CPUs, $(threads rec | wc -l) threads; workload $(samples wl) samples"
 }

@@ -2,11 +2,11 @@
 # that node's CPUs, none for a CPU-less node; samples from every CPU; the
 # header's topology as perf's own recording on the same guest has it.
 guest() {
-	run_bg rec "$PRECORD" -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
+	run_bg rec "$PRECORD" $MAPS -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
 	wait_threads "$BG" "$(cpu_nodes | wc -w)" && affinity "$BG" >"$D/rec.affinity"
 	stop_workload "$BG"
 	wait_bg rec
-	run perf perf record -a -F 1000 -e cpu-clock -o "$D/perf.data" -- sleep 0.5
+	run perf perf record $MAPS -a -F 1000 -e cpu-clock -o "$D/perf.data" -- sleep 0.5
 }
 
 check() {

@@ -1,7 +1,7 @@
 # --no-merge: perf's directory layout, one data.N file per ring, that perf
 # reads as it is; precord merge of the directory holds the same records.
 guest() {
-	run rec "$PRECORD" --no-merge -a -F 1000 -e cpu-clock -o "$D/dir" -- "$SPIN" 1
+	run rec "$PRECORD" $MAPS --no-merge -a -F 1000 -e cpu-clock -o "$D/dir" -- "$SPIN" 1
 	run merge "$PRECORD" merge "$D/dir" -o "$D/merged.data"
 }
 

@@ -1,6 +1,6 @@
 # --no-threads: perf's serial layout, one file, samples from every CPU.
 guest() {
-	run rec "$PRECORD" --no-threads -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 1
+	run rec "$PRECORD" $MAPS --no-threads -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 1
 }
 
 check() {

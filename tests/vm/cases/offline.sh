@@ -13,11 +13,11 @@ guest() {
 	for c in "${off[@]}"; do echo 0 >/sys/devices/system/cpu/cpu$c/online; done
 	echo "offline: ${off[*]}; online: $(cat /sys/devices/system/cpu/online)"
 	save_topology "$D/sys"
-	run_bg rec "$PRECORD" -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
+	run_bg rec "$PRECORD" $MAPS -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
 	wait_threads "$BG" "$(cpu_nodes | wc -w)" && affinity "$BG" >"$D/rec.affinity"
 	stop_workload "$BG"
 	wait_bg rec
-	run cpu "$PRECORD" --threads=cpu -a -F 1000 -e cpu-clock -o "$D/cpu.data" -- "$SPIN" 1
+	run cpu "$PRECORD" $MAPS --threads=cpu -a -F 1000 -e cpu-clock -o "$D/cpu.data" -- "$SPIN" 1
 	for c in "${off[@]}"; do echo 1 >/sys/devices/system/cpu/cpu$c/online; done
 }
 

@@ -2,9 +2,9 @@
 # --switch-output a snapshot file on SIGUSR2 and one at exit; perf reads
 # each, with samples from every CPU.
 guest() {
-	run one "$PRECORD" --overwrite -a -F 1000 -e cpu-clock -m 8 -o "$D/one.data" -- "$SPIN" 2
+	run one "$PRECORD" $MAPS --overwrite -a -F 1000 -e cpu-clock -m 8 -o "$D/one.data" -- "$SPIN" 2
 	mkdir -p "$D/fr"
-	run_bg fr "$PRECORD" --overwrite --switch-output -a -F 1000 $MAPS -e cpu-clock -m 8 -o "$D/fr/fr" -- \
+	run_bg fr "$PRECORD" $MAPS --overwrite --switch-output -a -F 1000 -e cpu-clock -m 8 -o "$D/fr/fr" -- \
 		"$SPIN" 600
 	if wait_threads "$BG"; then
 		sleep 1

@@ -1,7 +1,7 @@
 # Several events, every sched tracepoint among them, system-wide: perf reads
 # them all, with context switches on every CPU.
 guest() {
-	run rec "$PRECORD" -a -e cpu-clock -e 'sched:*' -o "$D/rec.data" -- "$SPIN" 1
+	run rec "$PRECORD" $MAPS -a -e cpu-clock -e 'sched:*' -o "$D/rec.data" -- "$SPIN" 1
 }
 
 check() {

@@ -2,13 +2,13 @@
 # does (killed by the SIGINT it raises again, 130 in the shell) and the file
 # holds samples from every CPU.
 guest() {
-	run_bg rec "$PRECORD" -a -F 1000 -e cpu-clock $MAPS -o "$D/rec.data"
+	run_bg rec "$PRECORD" $MAPS -a -F 1000 -e cpu-clock -o "$D/rec.data"
 	if wait_threads "$BG"; then
 		sleep 1
 		kill -INT "$BG"
 	fi
 	wait_bg rec
-	run_bg perf perf record -a -F 1000 -e cpu-clock $MAPS -o "$D/perf.data"
+	run_bg perf perf record $MAPS -a -F 1000 -e cpu-clock -o "$D/perf.data"
 	if wait_file "$D/perf.data"; then
 		sleep 2
 		kill -INT "$BG"

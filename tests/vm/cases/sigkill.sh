@@ -3,7 +3,7 @@
 # reads, with samples from every CPU.
 guest() {
 	local spin
-	run_bg rec "$PRECORD" -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 60
+	run_bg rec "$PRECORD" $MAPS -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 60
 	if wait_threads "$BG"; then
 		sleep 3
 		spin=$(pgrep -P "$BG")

@@ -2,7 +2,7 @@
 # reads each piece, and together they hold the samples the summary counts.
 guest() {
 	mkdir -p "$D/so"
-	run_bg so "$PRECORD" --switch-output -a -F 1000 $MAPS -e cpu-clock -o "$D/so/so" -- "$SPIN" 600
+	run_bg so "$PRECORD" $MAPS --switch-output -a -F 1000 -e cpu-clock -o "$D/so/so" -- "$SPIN" 600
 	if wait_threads "$BG"; then
 		sleep 1
 		kill -USR2 "$BG"

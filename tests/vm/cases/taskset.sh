@@ -6,8 +6,8 @@ guest() {
 	one=${cpus##*,}
 	echo "$cpus" >"$D/cpus"
 	echo "$one" >"$D/one"
-	run all taskset -c "$cpus" "$PRECORD" -a -F 1000 -e cpu-clock -o "$D/all.data" -- sleep 2
-	run one taskset -c "$one" "$PRECORD" -F 1000 -e cpu-clock -o "$D/one.data" -- "$MATMUL" -t 2 -n 200 -r 10
+	run all taskset -c "$cpus" "$PRECORD" $MAPS -a -F 1000 -e cpu-clock -o "$D/all.data" -- sleep 2
+	run one taskset -c "$one" "$PRECORD" $MAPS -F 1000 -e cpu-clock -o "$D/one.data" -- "$MATMUL" -t 2 -n 200 -r 10
 }
 
 check() {

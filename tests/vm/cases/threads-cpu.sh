@@ -1,7 +1,7 @@
 # --threads=cpu: one streaming thread per CPU, pinned to it, one ring file
 # each merged into one perf.data that perf reads, with samples from every CPU.
 guest() {
-	run_bg rec "$PRECORD" --threads=cpu -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
+	run_bg rec "$PRECORD" $MAPS --threads=cpu -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 600
 	wait_threads "$BG" "$(ncpus)" && affinity "$BG" >"$D/rec.affinity"
 	stop_workload "$BG"
 	wait_bg rec

@@ -1,8 +1,8 @@
 # --threads=package and --threads=core: one streaming thread per package and
 # per core, each with that package's or core's CPUs.
 guest() {
-	run pkg "$PRECORD" --threads=package -a -F 1000 -e cpu-clock -o "$D/pkg.data" -- "$SPIN" 1
-	run core "$PRECORD" --threads=core -a -F 1000 -e cpu-clock -o "$D/core.data" -- "$SPIN" 1
+	run pkg "$PRECORD" $MAPS --threads=package -a -F 1000 -e cpu-clock -o "$D/pkg.data" -- "$SPIN" 1
+	run core "$PRECORD" $MAPS --threads=core -a -F 1000 -e cpu-clock -o "$D/core.data" -- "$SPIN" 1
 }
 
 check() {

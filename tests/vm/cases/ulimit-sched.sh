@@ -1,12 +1,12 @@
 # ulimit -n 1024 (soft and hard) with every sched tracepoint on every CPU:
 # a descriptor per event and CPU, more than 1024 on a big guest. perf, as
-# root, raises the hard limit by 1000 and the soft one to it, and records
-# if that is enough. precord records where perf does, and where neither
+# root, raises the hard limit by 1000 (and the soft one to it) each time
+# an event's descriptors do not fit, so it records. precord records where perf does, and where neither
 # can, fails as cleanly: an exit status, not a signal, and a message that
 # names the limit.
 guest() {
-	(ulimit -n 1024 && run perf perf record -e 'sched:*' -a -o "$D/perf.data" -- sleep 1)
-	(ulimit -n 1024 && run rec "$PRECORD" -e 'sched:*' -a -o "$D/rec.data" -- sleep 1)
+	(ulimit -n 1024 && run perf perf record $MAPS -e 'sched:*' -a -o "$D/perf.data" -- sleep 1)
+	(ulimit -n 1024 && run rec "$PRECORD" $MAPS -e 'sched:*' -a -o "$D/rec.data" -- sleep 1)
 }
 
 check() {
