@@ -725,8 +725,17 @@ static int evlist__raise_nofile(struct evlist *evlist, unsigned long *need)
 int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned long *need)
 {
 	struct rlimit rl;
-	int err = evlist__raise_nofile_extra(evlist, extra, need);
+	int err;
 
+	/*
+	 * As perf: the soft limit up to the hard one first, so the threads,
+	 * their files and the merge's never meet a limit the estimate missed.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	err = evlist__raise_nofile_extra(evlist, extra, need);
 	if (err && err != -EMFILE)
 		return err;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)

@@ -1992,7 +1992,8 @@ static int record__reserve_fds(struct record *rec)
 	/* a switch opens the next files while the current ones are open */
 	if (rec->opts.switch_output)
 		files *= 2;
-	err = evlist__reserve_nofile(rec->evlist, files + 16, &need);
+	/* and an eventfd per streaming thread, at most one per ring */
+	err = evlist__reserve_nofile(rec->evlist, files + rings + 16, &need);
 	if (err == -EMFILE)
 		fprintf(stderr, "precord: the recording needs %lu file descriptors, more than the "
 			"limit allows: raise it with 'ulimit -n %lu'\n", need, need);
