@@ -183,6 +183,16 @@ while read -r f; do
 		{ cat "$T/small$i.err"; fail "perf script cannot read $f"; }
 	markers_of "small$i" >>"$T/small.markers"
 done <"$T/dumps"
-contiguous 1 200 <"$T/small.markers" >"$T/small.gaps" || { cat "$T/small.gaps"; fail "--switch-output=4K: markers lost or repeated across pieces"; }
-note "small size: $n pieces, markers 1..200"
+if ! contiguous 1 200 <"$T/small.markers" >"$T/small.gaps"; then
+	# A starved reader on a loaded machine: the kernel drops, and says so.
+	# A marker missing where nothing was reported lost is the failure.
+	read -r _ got _ want _ <"$T/small.gaps"
+	[ "${got:-0}" -gt "${want:-0}" ] 2>/dev/null ||
+		{ cat "$T/small.gaps"; fail "--switch-output=4K: markers repeated or out of order across pieces"; }
+	grep -q 'Lost [1-9]' "$T/small.sum" || grep -qi 'lost [1-9]' "$T"/small*.err ||
+		{ cat "$T/small.gaps"; fail "--switch-output=4K: markers lost across pieces, and no loss reported"; }
+	note "small size: $n pieces; $(cat "$T/small.gaps"), with the loss reported: $(grep -m1 'Lost' "$T/small.sum")"
+else
+	note "small size: $n pieces, markers 1..200"
+fi
 exit 0
