@@ -1978,9 +1978,11 @@ static int record__check_output(struct record *rec)
 
 /*
  * The descriptors the recording will hold, before anything is opened or
- * moved: its events, a file per ring (two with overwrite rings) and a few
- * more. The limit is raised to that as perf raises it on EMFILE; where it
- * cannot be, the recording stops here, with the old output untouched.
+ * moved: its events, a file per ring (two with overwrite rings, twice that
+ * with --switch-output), an eventfd per thread and a few more. The soft
+ * limit goes up to the hard one, as perf raises it, and the hard one to
+ * the estimate where allowed; where that cannot be, the recording stops
+ * here, with the old output untouched.
  */
 static int record__reserve_fds(struct record *rec)
 {
