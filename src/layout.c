@@ -13,9 +13,11 @@
  *
  * Every mask is intersected with the recorded CPUs. For user specs this
  * follows perf's record__init_thread_masks_spec() and its messages: a CPU
- * number beyond the machine is an error, a CPU that is not recorded is
+ * the machine does not have is an error, a CPU that is not recorded is
  * dropped, a mask left empty is an error, masks that overlap an earlier
- * thread's are an error. Where perf also fails on a named layout whose group
+ * thread's are an error. Unlike perf, an offline CPU in a mask is an error
+ * of its own, saying so (perf drops it, and says "Empty maps mask" when
+ * nothing is left), and each message ends with what to do. Where perf also fails on a named layout whose group
  * holds no recorded CPU (perf 6.1: "--threads=core -C 0" says "Empty maps
  * mask: 1"), this drops the group instead, so precord's default (numa)
  * works with any -C.
@@ -206,42 +208,47 @@ static int user_spec__count(const char *spec)
 	return nr ? nr : -EINVAL;
 }
 
-/* Every CPU number perf would call valid: 0 .. the highest one known. */
-static struct cpu_map *layout__possible_cpus(const struct topology *topo,
-					     const struct cpu_map *cpus)
-{
-	int i, max = topology__max_cpu(topo);
-	struct cpu_map *map;
-	int *all;
+/* What a user mask is checked against: the CPUs that exist, those online, those recorded. */
+struct mask_ctx {
+	struct cpu_map		*present;	/* online or offline */
+	struct cpu_map		*online;
+	const struct cpu_map	*cpus;		/* recorded */
+};
 
-	if (cpus->nr && cpus->map[cpus->nr - 1].cpu >= max)
-		max = cpus->map[cpus->nr - 1].cpu + 1;
-	all = malloc(sizeof(*all) * (size_t)(max > 0 ? max : 1));
-	if (!all)
-		return NULL;
-	for (i = 0; i < max; i++)
-		all[i] = i;
-	map = cpu_map__new_from(all, max);
-	free(all);
-	return map;
+static int mask_ctx__init(struct mask_ctx *mc, const struct topology *topo,
+			  const struct cpu_map *cpus)
+{
+	mc->present = topology__present_cpus(topo);
+	mc->online = topology__cpus(topo);
+	mc->cpus = cpus;
+	return mc->present && mc->online ? 0 : -ENOMEM;
+}
+
+static void mask_ctx__exit(struct mask_ctx *mc)
+{
+	cpu_map__put(mc->present);
+	cpu_map__put(mc->online);
 }
 
 /*
  * One mask of a user spec ("maps" or "affinity" in messages): parsed,
- * intersected with the recorded CPUs, never empty. 0 or -errno.
+ * every CPU of it present and online, intersected with the recorded CPUs,
+ * never empty. Messages start as perf's do. 0 or -errno.
  */
-static int user_mask__parse(const char *list, const char *what, const struct cpu_map *possible,
-			    const struct cpu_map *cpus, struct cpu_map **maskp,
-			    char *err, size_t errlen)
+static int user_mask__parse(const char *list, const char *what, const struct mask_ctx *mc,
+			    struct cpu_map **maskp, char *err, size_t errlen)
 {
-	struct cpu_map *parsed;
+	struct cpu_map *parsed, *offline;
+	char have[128] = "", off[128] = "";
 	int bad_cpu = -1, ret;
 
-	ret = cpu_map__parse_within(list, possible, &parsed, &bad_cpu);
-	if (ret == -ENODEV)
+	ret = cpu_map__parse_within(list, mc->present, &parsed, &bad_cpu);
+	if (ret == -ENODEV) {
+		cpu_map__snprintf(mc->present, have, sizeof(have));
 		return layout_error(err, errlen, -EINVAL,
-				    "Failed to initialize %s thread mask: CPU %d does not exist",
-				    what, bad_cpu);
+				    "Failed to initialize %s thread mask: CPU %d does not exist "
+				    "(CPUs %s); fix the --threads masks", what, bad_cpu, have);
+	}
 	if (ret == -ENOMEM)
 		return layout_error(err, errlen, ret,
 				    "Failed to initialize %s thread mask: out of memory", what);
@@ -249,7 +256,24 @@ static int user_mask__parse(const char *list, const char *what, const struct cpu
 		return layout_error(err, errlen, -EINVAL,
 				    "Failed to initialize %s thread mask: '%s' is not a CPU list",
 				    what, list);
-	*maskp = cpu_map__intersect(parsed, cpus);
+	offline = cpu_map__subtract(parsed, mc->online);
+	if (!offline || offline->nr) {
+		cpu_map__put(parsed);
+		if (!offline)
+			return layout_error(err, errlen, -ENOMEM,
+					    "Failed to initialize %s thread mask: out of memory", what);
+		cpu_map__snprintf(offline, off, sizeof(off));
+		cpu_map__snprintf(mc->online, have, sizeof(have));
+		ret = layout_error(err, errlen, -EINVAL,
+				   "Failed to initialize %s thread mask: CPU%s %s %s offline "
+				   "(online: %s); bring %s online or leave %s out of --threads",
+				   what, offline->nr > 1 ? "s" : "", off, offline->nr > 1 ? "are" : "is",
+				   have, offline->nr > 1 ? "them" : "it", offline->nr > 1 ? "them" : "it");
+		cpu_map__put(offline);
+		return ret;
+	}
+	cpu_map__put(offline);
+	*maskp = cpu_map__intersect(parsed, mc->cpus);
 	cpu_map__put(parsed);
 	if (!*maskp)
 		return layout_error(err, errlen, -ENOMEM,
@@ -257,7 +281,10 @@ static int user_mask__parse(const char *list, const char *what, const struct cpu
 	if (!(*maskp)->nr) {
 		cpu_map__put(*maskp);
 		*maskp = NULL;
-		return layout_error(err, errlen, -EINVAL, "Empty %s mask: %s", what, list);
+		cpu_map__snprintf(mc->cpus, have, sizeof(have));
+		return layout_error(err, errlen, -EINVAL,
+				    "Empty %s mask: %s (recorded CPUs: %s); give each thread a "
+				    "recorded CPU", what, list, have);
 	}
 	return 0;
 }
@@ -292,18 +319,17 @@ static bool layout__overlaps(const struct stream_layout *layout, struct cpu_map 
 
 /* One "<maps>/<affinity>" element (split in place at its '/'). */
 static int layout__add_user_mask(struct stream_layout *layout, const struct topology *topo,
-				 char *elem, const struct cpu_map *possible,
-				 const struct cpu_map *cpus, char *err, size_t errlen)
+				 char *elem, const struct mask_ctx *mc, char *err, size_t errlen)
 {
 	char *maps_spec = elem, *affinity_spec = strchr(elem, '/');
 	struct cpu_map *maps = NULL, *affinity = NULL;
 	int ret;
 
 	*affinity_spec++ = '\0';
-	ret = user_mask__parse(maps_spec, "maps", possible, cpus, &maps, err, errlen);
+	ret = user_mask__parse(maps_spec, "maps", mc, &maps, err, errlen);
 	if (ret)
 		return ret;
-	ret = user_mask__parse(affinity_spec, "affinity", possible, cpus, &affinity, err, errlen);
+	ret = user_mask__parse(affinity_spec, "affinity", mc, &affinity, err, errlen);
 	if (ret)
 		goto out_put_maps;
 	ret = -EINVAL;
@@ -328,25 +354,17 @@ out_put_maps:
 static int layout__fill_user(struct stream_layout *layout, const struct topology *topo,
 			     const char *spec, const struct cpu_map *cpus, char *err, size_t errlen)
 {
-	struct cpu_map *possible;
+	struct mask_ctx mc;
 	char *copy, *elem, *save;
-	int ret = 0;
+	int ret;
 
 	copy = strdup(spec);
 	if (!copy)
 		return -ENOMEM;
-	possible = layout__possible_cpus(topo, cpus);
-	if (!possible) {
-		ret = -ENOMEM;
-		goto out_free_copy;
-	}
-	for (elem = strtok_r(copy, ":", &save); elem; elem = strtok_r(NULL, ":", &save)) {
-		ret = layout__add_user_mask(layout, topo, elem, possible, cpus, err, errlen);
-		if (ret)
-			break;
-	}
-	cpu_map__put(possible);
-out_free_copy:
+	ret = mask_ctx__init(&mc, topo, cpus);
+	for (elem = strtok_r(copy, ":", &save); !ret && elem; elem = strtok_r(NULL, ":", &save))
+		ret = layout__add_user_mask(layout, topo, elem, &mc, err, errlen);
+	mask_ctx__exit(&mc);
 	free(copy);
 	return ret;
 }

@@ -8,6 +8,10 @@
  * synthetic one built from a description string such as "pack:2 core:8 pu:2"
  * for tests. Groups are hwloc objects in logical order; their CPUs come back
  * as cpu maps of OS indexes (the numbers perf_event_open and sysfs use).
+ * Offline CPUs are in no group (a node may have none left) but are present
+ * (hwloc's complete cpuset); a synthetic topology takes CPUs offline with
+ * topology__take_offline(), an hwloc restriction that remembers what was
+ * there.
  * A level the topology lacks degrades to something still usable: no cores
  * means one group per CPU, no packages or dies means one group for the whole
  * machine.
@@ -78,6 +82,7 @@ void topology__delete(struct topology *topo)
 	if (!topo)
 		return;
 	hwloc_topology_destroy(topo->hw);
+	hwloc_bitmap_free(topo->present);
 	free(topo);
 }
 
@@ -122,6 +127,43 @@ static struct cpu_map *cpuset__to_cpu_map(hwloc_const_cpuset_t set)
 struct cpu_map *topology__cpus(const struct topology *topo)
 {
 	return cpuset__to_cpu_map(topology__cpuset(topo));
+}
+
+struct cpu_map *topology__present_cpus(const struct topology *topo)
+{
+	return cpuset__to_cpu_map(topo->present ? topo->present :
+				  hwloc_topology_get_complete_cpuset(topo->hw));
+}
+
+int topology__take_offline(struct topology *topo, const struct cpu_map *cpus)
+{
+	hwloc_bitmap_t keep;
+	int i, err = 0;
+
+	if (!topo->synthetic || !cpus || cpu_map__is_any(cpus))
+		return -EINVAL;
+	keep = hwloc_bitmap_dup(topology__cpuset(topo));
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < cpus->nr; i++)
+		hwloc_bitmap_clr(keep, (unsigned int)cpus->map[i].cpu);
+	if (hwloc_bitmap_iszero(keep)) {
+		err = -EINVAL;
+		goto out_free;
+	}
+	if (!topo->present) {
+		topo->present = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(topo->hw));
+		if (!topo->present) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+	}
+	/* flags 0: objects left without CPUs go, NUMA nodes stay (as the kernel keeps them) */
+	if (hwloc_topology_restrict(topo->hw, keep, 0) < 0)
+		err = errno == ENOMEM ? -ENOMEM : -EINVAL;
+out_free:
+	hwloc_bitmap_free(keep);
+	return err;
 }
 
 static hwloc_obj_type_t level__hwloc_type(enum topo_level level)

@@ -478,12 +478,15 @@ static void test_user_errors(void **state)
 		{ "abc/0", "0-7", "Failed to initialize maps thread mask: 'abc' is not a CPU list" },
 		{ "0/x1", "0-7", "Failed to initialize affinity thread mask: 'x1' is not a CPU list" },
 		{ "3-1/0", "0-7", "Failed to initialize maps thread mask: '3-1' is not a CPU list" },
-		{ "0/0:2-9/2", "0-7", "Failed to initialize maps thread mask: CPU 8 does not exist" },
-		{ "0/200", "0-7", "Failed to initialize affinity thread mask: CPU 200 does not exist" },
+		{ "0/0:2-9/2", "0-7", "Failed to initialize maps thread mask: CPU 8 does not exist "
+		  "(CPUs 0-7); fix the --threads masks" },
+		{ "0/200", "0-7", "Failed to initialize affinity thread mask: CPU 200 does not exist "
+		  "(CPUs 0-7); fix the --threads masks" },
 		/* empty after intersection with the recorded CPUs */
-		{ "4-5/0", "0-3", "Empty maps mask: 4-5" },
-		{ "0/6,7", "0-3", "Empty affinity mask: 6,7" },
-		{ "0/0:7/1", "0-3", "Empty maps mask: 7" },
+		{ "4-5/0", "0-3", "Empty maps mask: 4-5 (recorded CPUs: 0-3); give each thread a recorded CPU" },
+		{ "0/6,7", "0-3", "Empty affinity mask: 6,7 (recorded CPUs: 0-3); give each thread a "
+		  "recorded CPU" },
+		{ "0/0:7/1", "0-3", "Empty maps mask: 7 (recorded CPUs: 0-3); give each thread a recorded CPU" },
 		/* overlaps */
 		{ "0-1/0:1-2/1", "0-7", "Intersecting maps mask: 1-2" },
 		{ "0/0-1:1/1", "0-7", "Intersecting affinity mask: 1" },
@@ -494,6 +497,61 @@ static void test_user_errors(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_layout_error(cases[i].spec, *state, cases[i].cpus, cases[i].msg);
+}
+
+/*
+ * Offline CPUs (a 4-node machine, CPU 3 and node 3's CPUs 6-7 offline, so
+ * the recorded CPUs are the online ones): a named layout has no thread for
+ * a node with no CPU online; a user mask naming an offline CPU is refused
+ * with what to do, unlike one naming an online CPU outside -C (dropped, as
+ * perf drops it), and a CPU beyond the machine does not exist.
+ */
+static void test_offline_cpus(void **state)
+{
+	struct topology *topo = topology__new_synthetic("pack:2 numa:2 core:2 pu:1");
+	struct cpu_map *off = cpus_of("3,6-7"), *online, *present;
+	struct stream_layout *layout;
+
+	assert_non_null(topo);
+	assert_int_equal(topology__take_offline(topo, off), 0);
+	online = topology__cpus(topo);
+	present = topology__present_cpus(topo);
+	assert_map_is(online, "0-2,4-5");
+	assert_map_is(present, "0-7");
+	assert_int_equal(topology__nr_groups(topo, TOPO_NUMA), 4);
+
+	layout = layout_of("numa", topo, "0-2,4-5");
+	assert_int_equal(layout->nr, 3);
+	assert_map_is(layout->maps[0], "0-1");
+	assert_map_is(layout->maps[1], "2");
+	assert_map_is(layout->maps[2], "4-5");
+	layout__delete(layout);
+
+	assert_layout_error("3/3:0-2/0-2", topo, "0-2,4-5",
+		"Failed to initialize maps thread mask: CPU 3 is offline (online: 0-2,4-5); "
+		"bring it online or leave it out of --threads");
+	assert_layout_error("0-2/0-2:4-7/4-7", topo, "0-2,4-5",
+		"Failed to initialize maps thread mask: CPUs 6-7 are offline (online: 0-2,4-5); "
+		"bring them online or leave them out of --threads");
+	assert_layout_error("0-2/3", topo, "0-2,4-5",
+		"Failed to initialize affinity thread mask: CPU 3 is offline (online: 0-2,4-5); "
+		"bring it online or leave it out of --threads");
+	assert_layout_error("0/0:8/8", topo, "0-2,4-5",
+		"Failed to initialize maps thread mask: CPU 8 does not exist (CPUs 0-7); "
+		"fix the --threads masks");
+	/* online, not recorded (-C 0-2): dropped from the mask */
+	layout = layout_of("0-2,4/0-2:5/5", topo, "0-2,5");
+	assert_map_is(layout->maps[0], "0-2");
+	layout__delete(layout);
+
+	/* not every CPU may go */
+	cpu_map__put(off);
+	off = cpus_of("0-7");
+	assert_int_equal(topology__take_offline(topo, off), -EINVAL);
+	cpu_map__put(present);
+	cpu_map__put(online);
+	cpu_map__put(off);
+	topology__delete(topo);
 }
 
 /* Overlap is judged after intersection, as perf's bitmaps do. */
@@ -604,6 +662,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_overlap_unrecorded, eight_setup,
 						topo_teardown),
 		cmocka_unit_test_setup_teardown(test_other_errors, eight_setup, topo_teardown),
+		cmocka_unit_test(test_offline_cpus),
 		cmocka_unit_test(test_host_numa),
 	};
 
