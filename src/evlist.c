@@ -36,8 +36,11 @@
  * evlist__open_wq() closes all that was opened, takes that first failure
  * and either applies one of perf's fallbacks (a missing attr feature, a
  * lower precise_ip, excluding the kernel when paranoid > 1, a higher
- * RLIMIT_NOFILE) and opens again, or reports it.  After a failed open
- * nothing is open, so nothing is enabled.
+ * RLIMIT_NOFILE) and opens again, or reports it.  With skip_failed_cpus,
+ * a failure on some CPUs of an evsel that opened on others (an offline CPU
+ * gives ENODEV) comes first: those CPUs leave the cpu map, the open starts
+ * again on the rest, and evlist_open_error lists them with their errors.
+ * After a failed open nothing is open, so nothing is enabled.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -925,6 +928,112 @@ static bool evsel__any_open(const struct evsel *evsel)
 	return false;
 }
 
+/* An error that says something about one CPU, not about the process or a thread. */
+static bool open_err__is_cpus(int err)
+{
+	switch (-err) {
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+	case ESRCH:
+	case EINTR:
+	case EFAULT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static int skipped_cpu__cmp(const void *a, const void *b)
+{
+	const struct evlist_skipped_cpu *x = a, *y = b;
+
+	return (x->cpu.cpu > y->cpu.cpu) - (x->cpu.cpu < y->cpu.cpu);
+}
+
+/*
+ * skip_failed_cpus, after a failed attempt (its descriptors still open):
+ * when the first failing evsel opened on some CPU, each CPU where it
+ * failed goes into oerr->skipped.  Serial or parallel, every CPU unit
+ * tried that evsel (units give up only above it), so one attempt finds
+ * them all for CPU units; thread units stop at their first CPU, and the
+ * next attempt finds the next.  Returns how many were added, 0 when the
+ * failure is not a CPU's (then nothing is dropped), or -ENOMEM.
+ */
+static int evlist__collect_failed_cpus(struct evlist *evlist, const struct evlist_job *job,
+				       struct evlist_open_error *oerr)
+{
+	struct evlist_skipped_cpu *sk;
+	int u, i, n = 0, e;
+	bool *failed;
+
+	if (!evlist->skip_failed_cpus || !oerr->evsel || !evsel__any_open(oerr->evsel) ||
+	    !open_err__is_cpus(oerr->err) || cpu_map__is_any(evlist->cpus))
+		return 0;
+	e = evlist_job__first_error(job)->evsel_idx;
+	failed = calloc((size_t)evlist->cpus->nr, sizeof(*failed));
+	if (!failed)
+		return -ENOMEM;
+	for (u = 0; u < job->nr_units; u++) {
+		const struct evlist_unit_err *ue = &job->errs[u];
+
+		if (ue->err && ue->evsel_idx == e && open_err__is_cpus(ue->err) && !failed[ue->cpu_idx]) {
+			failed[ue->cpu_idx] = true;
+			n++;
+		}
+	}
+	if (n == 0 || n >= evlist->cpus->nr) {
+		free(failed);
+		return 0;
+	}
+	sk = realloc(oerr->skipped, sizeof(*sk) * (size_t)(oerr->nr_skipped + n));
+	if (!sk) {
+		free(failed);
+		return -ENOMEM;
+	}
+	oerr->skipped = sk;
+	for (i = 0; i < evlist->cpus->nr; i++) {
+		if (!failed[i])
+			continue;
+		sk[oerr->nr_skipped].cpu = evlist->cpus->map[i];
+		sk[oerr->nr_skipped].err = 0;
+		for (u = 0; u < job->nr_units; u++)
+			if (job->errs[u].err && job->errs[u].evsel_idx == e && job->errs[u].cpu_idx == i) {
+				sk[oerr->nr_skipped].err = job->errs[u].err;
+				break;
+			}
+		oerr->nr_skipped++;
+	}
+	qsort(sk, (size_t)oerr->nr_skipped, sizeof(*sk), skipped_cpu__cmp);
+	free(failed);
+	return n;
+}
+
+/* After evlist__close(): the cpu map without the CPUs in oerr->skipped. */
+static int evlist__drop_skipped_cpus(struct evlist *evlist, const struct evlist_open_error *oerr)
+{
+	struct cpu_map *old = evlist->cpus, *nc;
+	int *keep, i, j, n = 0;
+
+	keep = malloc(sizeof(*keep) * (size_t)old->nr);
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0, j = 0; i < old->nr; i++) {
+		while (j < oerr->nr_skipped && oerr->skipped[j].cpu.cpu < old->map[i].cpu)
+			j++;
+		if (j < oerr->nr_skipped && oerr->skipped[j].cpu.cpu == old->map[i].cpu)
+			continue;
+		keep[n++] = old->map[i].cpu;
+	}
+	nc = cpu_map__new_from(keep, n);
+	free(keep);
+	if (!nc)
+		return -ENOMEM;
+	evlist__set_maps(evlist, nc, evlist->threads);
+	cpu_map__put(nc);
+	return 0;
+}
+
 /*
  * The CPU a task last ran on: field 39 of its stat, or -1.  The thread's
  * own file (/proc/TID/task/TID/stat): /proc/TID/stat sums the CPU time of
@@ -1019,7 +1128,7 @@ static void evlist__reserve_fds(struct evlist *evlist)
  * it failed (and, in *first_fd, whether the failing evsel had nothing open).
  */
 static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oerr,
-			     bool *first_fd)
+			     bool *first_fd, int *nr_failed_cpus)
 {
 	struct evlist_job job = {
 		.fn = evlist__open_unit, .stop_on_error = true, .by_thread_cpu = true,
@@ -1038,11 +1147,13 @@ static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oe
 	if (err)
 		goto out_err;
 	evlist_open_error__where(oerr, evlist, &job);
-	evlist_job__exit(&job);
 	if (oerr->err) {
 		*first_fd = oerr->evsel && !evsel__any_open(oerr->evsel);
+		*nr_failed_cpus = evlist__collect_failed_cpus(evlist, &job, oerr);
+		evlist_job__exit(&job);
 		return oerr->err;
 	}
+	evlist_job__exit(&job);
 	evlist__for_each_evsel(evlist, evsel, i)
 		evsel->nr_ids = evsel->nr_cpus * evsel->nr_threads;
 	return 0;
@@ -1061,11 +1172,38 @@ static void evlist_open_error__reset(struct evlist_open_error *oerr)
 	oerr->tid = -1;
 }
 
+void evlist_open_error__exit(struct evlist_open_error *oerr)
+{
+	if (!oerr)
+		return;
+	free(oerr->skipped);
+	oerr->skipped = NULL;
+	oerr->nr_skipped = 0;
+}
+
+/*
+ * One failed attempt, closed: leave out the CPUs it found failing (each
+ * time fewer CPUs), or change something else, or give up.
+ */
+static bool evlist__retry(struct evlist *evlist, struct evlist_open_error *oerr,
+			  bool first_fd, int nr_failed_cpus, int *tries)
+{
+	if (nr_failed_cpus > 0) {
+		if (evlist__drop_skipped_cpus(evlist, oerr))
+			return false;
+		oerr->fallbacks |= EVLIST_FALLBACK_SKIP_CPUS;
+		return true;	/* not a try: the map shrinks each time */
+	}
+	if (nr_failed_cpus < 0)
+		return false;
+	return ++*tries <= 64 && evlist__fallback(evlist, oerr, first_fd);
+}
+
 int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_error *oerr)
 {
 	struct evlist_open_error local;
 	bool first_fd = false;
-	int tries, err;
+	int tries = 0, err, nr_failed;
 
 	if (!oerr)
 		oerr = &local;
@@ -1073,16 +1211,20 @@ int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_err
 	evlist__set_wq(evlist, wq);
 	if (!evlist->cpus || !evlist->threads)
 		return -EINVAL;
-	/* Every fallback changes an attr for good or is taken once: this ends. */
-	for (tries = 0; ; tries++) {
+	/* Every fallback changes an attr for good, drops CPUs or is taken once: this ends. */
+	for (;;) {
 		evlist_open_error__reset(oerr);
-		err = evlist__open_once(evlist, oerr, &first_fd);
+		nr_failed = 0;
+		err = evlist__open_once(evlist, oerr, &first_fd, &nr_failed);
 		if (!err)
-			return 0;
+			break;
 		evlist__close(evlist);
-		if (tries > 64 || !evlist__fallback(evlist, oerr, first_fd))
-			return err;
+		if (!evlist__retry(evlist, oerr, first_fd, nr_failed, &tries))
+			break;
 	}
+	if (oerr == &local)
+		evlist_open_error__exit(oerr);
+	return err;
 }
 
 int evlist__open(struct evlist *evlist)
@@ -1123,6 +1265,52 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 		return snprintf(buf, size, "cannot open '%s' on CPU %d%s: %s", name, oerr->cpu.cpu,
 				oerr->tid > 0 ? " for that thread" : "", strerror(-oerr->err));
 	}
+}
+
+/* Why a CPU was left out: "offline" for ENODEV on a CPU not online now, else the errno's text. */
+static const char *skipped_cpu__reason(const struct evlist_skipped_cpu *sk,
+				       const struct cpu_map *online)
+{
+	if (sk->err == -ENODEV && online && !cpu_map__has(online, sk->cpu))
+		return "offline";
+	return strerror(-sk->err);
+}
+
+int evlist_open_error__skipped_str(const struct evlist_open_error *oerr, char *buf, size_t size)
+{
+	struct cpu_map *online = cpu_map__new_online(), *map;
+	int *cpus, i, j, n, len = 0;
+	bool *done;
+	char list[256];
+
+	if (size)
+		buf[0] = '\0';
+	cpus = malloc(sizeof(*cpus) * (size_t)(oerr->nr_skipped + 1));
+	done = calloc((size_t)oerr->nr_skipped + 1, sizeof(*done));
+	/* one group per reason, in the order of their first CPU */
+	for (i = 0; cpus && done && i < oerr->nr_skipped; i++) {
+		const char *why = skipped_cpu__reason(&oerr->skipped[i], online);
+
+		if (done[i])
+			continue;
+		for (j = i, n = 0; j < oerr->nr_skipped; j++) {
+			if (!done[j] && !strcmp(skipped_cpu__reason(&oerr->skipped[j], online), why)) {
+				done[j] = true;
+				cpus[n++] = oerr->skipped[j].cpu.cpu;
+			}
+		}
+		map = cpu_map__new_from(cpus, n);
+		list[0] = '\0';
+		if (map)
+			cpu_map__snprintf(map, list, sizeof(list));
+		cpu_map__put(map);
+		len += snprintf(buf + (len < (int)size ? len : 0), len < (int)size ? size - len : 0,
+				"%sCPU%s %s (%s)", len ? ", " : "", n > 1 ? "s" : "", list, why);
+	}
+	free(done);
+	free(cpus);
+	cpu_map__put(online);
+	return len;
 }
 
 /* ---- close, enable, disable, mmap, munmap --------------------------------- */

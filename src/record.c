@@ -159,14 +159,43 @@ static int record__parse_events(struct record *rec)
 	return 0;
 }
 
-static void print_online(char *buf, size_t size)
+/*
+ * A -C list naming a CPU that is not online: one line saying which CPUs
+ * and why, absent ones (not present: a number beyond the machine) before
+ * offline ones. perf 6.1 takes such a list and fails at the open with
+ * "No such device" or "Invalid argument", after moving the old output.
+ */
+static void record__cpu_list_error(const char *list, int bad_cpu)
 {
-	struct cpu_map *online = cpu_map__new_online();
+	struct cpu_map *present = cpu_map__new_present(), *online = cpu_map__new_online();
+	struct cpu_map *named = NULL, *offline = NULL;
+	char have[256] = "", off[256] = "";
+	bool many;
+	int bad = -1;
 
-	buf[0] = '\0';
 	if (online)
-		cpu_map__snprintf(online, buf, size);
+		cpu_map__snprintf(online, have, sizeof(have));
+	if (!present || cpu_map__parse_within(list, present, &named, &bad) == -ENODEV) {
+		if (present)
+			cpu_map__snprintf(present, have, sizeof(have));
+		fprintf(stderr, "precord: CPU %d of -C does not exist: this machine's CPUs are %s; "
+			"fix the -C list\n", present ? bad : bad_cpu, have);
+		goto out_put;
+	}
+	offline = named && online ? cpu_map__subtract(named, online) : NULL;
+	many = offline && offline->nr > 1;
+	if (offline && offline->nr)
+		cpu_map__snprintf(offline, off, sizeof(off));
+	else
+		snprintf(off, sizeof(off), "%d", bad_cpu);
+	fprintf(stderr, "precord: CPU%s %s of -C %s offline (online: %s): bring %s online or "
+		"leave %s out of -C\n", many ? "s" : "", off, many ? "are" : "is", have,
+		many ? "them" : "it", many ? "them" : "it");
+out_put:
+	cpu_map__put(offline);
+	cpu_map__put(named);
 	cpu_map__put(online);
+	cpu_map__put(present);
 }
 
 static int record__create_maps(struct record *rec)
@@ -174,16 +203,13 @@ static int record__create_maps(struct record *rec)
 	struct record_opts *o = &rec->opts;
 	struct cpu_map *cpus = NULL;
 	struct thread_map *threads = NULL;
-	char online[256];
 	pid_t bad = 0;
 	int bad_cpu = -1, err;
 
 	if (o->cpu_list) {
 		err = cpu_map__parse(o->cpu_list, &cpus, &bad_cpu);
 		if (err == -ENODEV) {
-			print_online(online, sizeof(online));
-			fprintf(stderr, "precord: CPU %d is not online (online: %s); fix the -C list\n",
-				bad_cpu, online);
+			record__cpu_list_error(o->cpu_list, bad_cpu);
 			return err;
 		}
 		if (err) {
@@ -478,14 +504,34 @@ static bool workload__poll_exit(struct workload *wl)
 
 /* ---- opening ------------------------------------------------------------- */
 
+/* One line for the CPUs the open left out, and what is recorded instead. */
+static void record__print_skipped(const struct record *rec, const struct evlist_open_error *oerr)
+{
+	char why[512], rest[256] = "";
+
+	if (!oerr->nr_skipped || rec->opts.quiet)
+		return;
+	evlist_open_error__skipped_str(oerr, why, sizeof(why));
+	cpu_map__snprintf(rec->evlist->cpus, rest, sizeof(rest));
+	fprintf(stderr, "precord: warning: cannot record %s; recording CPU%s %s\n", why,
+		rec->evlist->cpus->nr > 1 ? "s" : "", rest);
+}
+
 static int record__open(struct record *rec)
 {
 	struct evlist_open_error oerr;
 	char msg[512];
 	int err;
 
-	/* Each CPU's descriptors open on the worker pinned to it; fallbacks here. */
+	/*
+	 * Each CPU's descriptors open on the worker pinned to it; fallbacks
+	 * here. A CPU that cannot take the events while others can (gone
+	 * offline since the map was read, or refusing them) is left out.
+	 */
+	rec->evlist->skip_failed_cpus = true;
 	err = evlist__open_wq(rec->evlist, rec->wq, &oerr);
+	if (!err)
+		record__print_skipped(rec, &oerr);
 	if (oerr.fallbacks & EVLIST_FALLBACK_BUILD_ID) {
 		rec->opts.buildid_mmap = false;
 		if (rec->opts.verbose)
@@ -495,6 +541,7 @@ static int record__open(struct record *rec)
 		evlist__open_strerror(&oerr, msg, sizeof(msg));
 		fprintf(stderr, "precord: %s\n", msg);
 	}
+	evlist_open_error__exit(&oerr);
 	return err;
 }
 

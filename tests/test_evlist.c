@@ -899,6 +899,141 @@ static void test_per_thread_serial(void **state)
 	check_per_thread(NULL);
 }
 
+/*
+ * skip_failed_cpus: evsel 1 fails on the last CPU (an offline CPU gives
+ * ENODEV). The open leaves that CPU out, opens the rest, and says so.
+ */
+static void check_skip_failed_cpu(struct wq *wq, struct thread_map *threads)
+{
+	struct cpu_map *cpus = online();
+	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	int last = cpus->map[cpus->nr - 1].cpu;
+	struct inject inj = { .cpu = last, .config = 1001, .err = -ENODEV };
+	struct evlist_open_error oerr;
+	char msg[256], want[64];
+	int before = count_fds(), i;
+
+	if (cpus->nr < 2) {
+		evlist__delete(evlist);
+		cpu_map__put(cpus);
+		skip();
+	}
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open;
+	evlist->open_ctx = &inj;
+	evlist->skip_failed_cpus = true;
+	open_or_skip(evlist, &oerr);
+	assert_true(oerr.fallbacks & EVLIST_FALLBACK_SKIP_CPUS);
+	assert_int_equal(oerr.nr_skipped, 1);
+	assert_int_equal(oerr.skipped[0].cpu.cpu, last);
+	assert_int_equal(oerr.skipped[0].err, -ENODEV);
+	assert_int_equal(evlist->cpus->nr, cpus->nr - 1);
+	assert_false(cpu_map__has(evlist->cpus, (struct cpu){ last }));
+	check_slots(evlist);
+	/* online, so the reason is the error's text */
+	evlist_open_error__skipped_str(&oerr, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "CPU %d (%s)", last, strerror(ENODEV));
+	assert_string_equal(msg, want);
+	evlist_open_error__exit(&oerr);
+	assert_null(oerr.skipped);
+	/* its rings are those of the CPUs kept */
+	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
+	assert_int_equal(evlist->nr_rings, cpus->nr - 1);
+	evlist__delete(evlist);
+	assert_int_equal(count_fds(), before);
+	cpu_map__put(cpus);
+}
+
+static void test_skip_failed_cpu(void **state)
+{
+	struct fixture *fx = *state;
+	struct thread_map *dummy = thread_map__new_dummy();
+	struct sleepers sl;
+	struct thread_map *threads;
+
+	check_skip_failed_cpu(fx->wq, dummy);
+	check_skip_failed_cpu(NULL, dummy);
+	thread_map__put(dummy);
+	/* task events on every CPU (-p with -C): thread units */
+	threads = sleepers__start(&sl);
+	assert_non_null(threads);
+	check_skip_failed_cpu(fx->wq, threads);
+	sleepers__stop(&sl);
+	thread_map__put(threads);
+}
+
+/* Fails everywhere it is tried: every CPU of evsel config (cpu -1: all). */
+static int failing_open_all(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+			    int group_fd, unsigned long flags)
+{
+	struct inject *inj = ctx;
+	int fd;
+
+	if (attr->sample_period == inj->config && (inj->cpu < 0 || cpu == inj->cpu))
+		return inj->err;
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * What skip_failed_cpus does not skip: a failure on every CPU (the event,
+ * not a CPU), a failure on the only CPU, and a limit of the process.
+ */
+static void test_skip_failed_cpus_not_all(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online(), *one;
+	struct thread_map *threads = thread_map__new_dummy();
+	struct inject inj = { .cpu = -1, .config = 1001, .err = -ENODEV };
+	struct evlist_open_error oerr;
+	struct evlist *evlist;
+	int before = count_fds(), i;
+
+	evlist = comm_evlist(3, cpus, threads, fx->wq);
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open_all;
+	evlist->open_ctx = &inj;
+	evlist->skip_failed_cpus = true;
+	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -ENODEV);
+	assert_int_equal(oerr.nr_skipped, 0);
+	assert_ptr_equal(oerr.evsel, evlist->entries[1]);
+	assert_int_equal(evlist->cpus->nr, cpus->nr);
+	evlist_open_error__exit(&oerr);
+	evlist__delete(evlist);
+
+	one = cpu_map__new_from(&cpus->map[0].cpu, 1);
+	inj.cpu = cpus->map[0].cpu;
+	evlist = comm_evlist(3, one, threads, NULL);
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open_all;
+	evlist->open_ctx = &inj;
+	evlist->skip_failed_cpus = true;
+	assert_int_equal(evlist__open_wq(evlist, NULL, &oerr), -ENODEV);
+	assert_int_equal(oerr.nr_skipped, 0);
+	evlist__delete(evlist);
+	cpu_map__put(one);
+
+	if (cpus->nr >= 2) {
+		inj.cpu = cpus->map[cpus->nr - 1].cpu;
+		inj.err = -ENFILE;	/* the system's file table, not the CPU */
+		evlist = comm_evlist(3, cpus, threads, fx->wq);
+		for (i = 0; i < 3; i++)
+			evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+		evlist->open_fn = failing_open_all;
+		evlist->open_ctx = &inj;
+		evlist->skip_failed_cpus = true;
+		assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -ENFILE);
+		assert_int_equal(oerr.nr_skipped, 0);
+		evlist__delete(evlist);
+	}
+	assert_int_equal(count_fds(), before);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
 /* Task events on every CPU (perf record -p): ring c gets thread t's rename on CPU c. */
 static void test_task_events_on_cpus(void **state)
 {
@@ -1132,6 +1267,8 @@ int main(void)
 		cmocka_unit_test(test_open_runs_on_the_cpu),
 		cmocka_unit_test(test_small_evlist_runs_inline),
 		cmocka_unit_test(test_injected_failure_parallel),
+		cmocka_unit_test(test_skip_failed_cpu),
+		cmocka_unit_test(test_skip_failed_cpus_not_all),
 		cmocka_unit_test(test_injected_failure_serial),
 		cmocka_unit_test(test_first_failure_reported),
 		cmocka_unit_test(test_failure_stops_later_evsels),

@@ -75,6 +75,16 @@ struct evlist {
 	int			*thread_cpus;
 
 	/*
+	 * Open on the CPUs that take the events and leave out the others: a
+	 * CPU where an event fails to open, while the same event opened on
+	 * another CPU, is dropped from the cpu map (an offline CPU, or one
+	 * that refuses the event), and evlist_open_error says which and why.
+	 * Errors about the process (EMFILE, ENOMEM) or a thread (ESRCH) are
+	 * never a CPU's.  Off: any failure ends the open.  Set before the open.
+	 */
+	bool			skip_failed_cpus;
+
+	/*
 	 * TEST ONLY: replaces perf_event_open(2) for every open of this
 	 * evlist, to inject failures (called from the workers at once, so it
 	 * must be thread-safe).  NULL in real use.
@@ -102,6 +112,13 @@ enum evlist_fallback {
 	EVLIST_FALLBACK_EXCLUDE_KERNEL	= 1u << 10,	/* paranoid > 1: ":u" added */
 	EVLIST_FALLBACK_NOFILE		= 1u << 11,	/* RLIMIT_NOFILE raised */
 	EVLIST_FALLBACK_MISSING_THREAD	= 1u << 12,	/* a thread gone (ESRCH) left out */
+	EVLIST_FALLBACK_SKIP_CPUS	= 1u << 13,	/* CPUs that failed left out (skipped[]) */
+};
+
+/* A CPU left out of the open (skip_failed_cpus), and the error it gave. */
+struct evlist_skipped_cpu {
+	struct cpu	cpu;
+	int		err;		/* -errno of its first failed open */
 };
 
 /*
@@ -120,6 +137,9 @@ struct evlist_open_error {
 	unsigned long	nofile_need;	/* descriptors needed: these + already open + 64 */
 	unsigned int	fallbacks;	/* EVLIST_FALLBACK_* bits */
 	int		nr_missing;	/* threads left out because they were gone */
+	/* CPUs left out (skip_failed_cpus), ascending; freed by evlist_open_error__exit() */
+	struct evlist_skipped_cpu *skipped;
+	int		nr_skipped;
 };
 
 struct evlist *evlist__new(void);
@@ -145,6 +165,8 @@ bool evlist__has_tracepoints(const struct evlist *evlist);
  */
 int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_error *oerr);
 int evlist__open(struct evlist *evlist);
+/* Free what evlist__open_wq() allocated in *oerr (the skipped CPUs); accepts NULL. */
+void evlist_open_error__exit(struct evlist_open_error *oerr);
 /* Whether kernel samples are allowed: CAP_SYS_ADMIN, CAP_PERFMON or paranoid <= 1 (perf's). */
 bool evlist__can_profile_kernel(void);
 /*
@@ -160,6 +182,13 @@ int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned 
  * (snprintf rules).
  */
 int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size);
+
+/*
+ * The CPUs an open left out and why, for a message: "CPUs 3,5-7 (offline),
+ * CPU 6 (Device or resource busy)" ("offline": ENODEV on a CPU not online
+ * now). Returns the length (snprintf rules).
+ */
+int evlist_open_error__skipped_str(const struct evlist_open_error *oerr, char *buf, size_t size);
 
 /* Close every descriptor; runs every CPU's part even if some fail. */
 void evlist__close(struct evlist *evlist);
