@@ -4,10 +4,13 @@
  *
  * Runs on the main thread, which owns the setup and the end and handles every
  * signal (through a signalfd, with all signals blocked so the streaming
- * thread never sees one). The order is perf record's:
+ * thread never sees one). The order is perf record's, but for the output,
+ * opened once the events are (so a recording that cannot start leaves
+ * nothing on disk and an older output where it was):
  *
- *   parse options → build and configure the evlist → open the output
- *   → fork the workload (it waits) → open and mmap the events
+ *   parse options → build and configure the evlist → fork the workload
+ *   (it waits) → open and mmap the events (leaving out, with a warning,
+ *   a CPU that refuses them while others take them) → open the output
  *   → write the header → synthesize what already runs (tracking events
  *     already on for system-wide, so nothing born meanwhile is missed)
  *   → start the streaming thread → enable → let the workload exec
@@ -2049,6 +2052,47 @@ static int record__reserve_fds(struct record *rec)
 	return err == -EMFILE ? err : 0;
 }
 
+/*
+ * The --threads layout of the recorded CPUs, checked before the events are
+ * opened (a spec that cannot be laid out), and again once the open kept
+ * its CPUs (final): a layout of one thread then writes one file.
+ */
+static int record__check_layout(struct record *rec, bool final)
+{
+	struct record_opts *o = &rec->opts;
+	char msg[256] = "";
+	int err;
+
+	if (!rec->threaded)
+		return 0;
+	if (!rec->topo)
+		rec->topo = topology__new();
+	if (!rec->topo) {
+		snprintf(msg, sizeof(msg), "cannot read the machine's topology (hwloc)");
+		err = -ENODEV;
+	} else {
+		err = streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
+					  rec->topo, rec->evlist->cpus, msg, sizeof(msg));
+	}
+	if (err < 0) {
+		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
+		return err;
+	}
+	/*
+	 * One thread: its per-ring files would only be merged back into
+	 * the serial layout it can write itself. The flight recorder and
+	 * --no-merge keep the directory; so does --mmap-output, which
+	 * lost more into one file (raw_syscalls:* -m 8, 6 runs each:
+	 * a median of 8.4% of the records against 1.7% into data.N).
+	 */
+	if (final && err == 1 && !o->no_merge && !o->overwrite && !o->switch_output &&
+	    !o->mmap_output) {
+		rec->threaded = false;
+		rec->one_thread = true;
+	}
+	return 0;
+}
+
 static int record__run(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -2060,37 +2104,8 @@ static int record__run(struct record *rec)
 	if (err)
 		return err;
 
-	/* A --threads spec that cannot be laid out fails before the output is touched. */
-	if (rec->threaded) {
-		char msg[256] = "";
-
-		rec->topo = topology__new();
-		if (!rec->topo) {
-			snprintf(msg, sizeof(msg), "cannot read the machine's topology (hwloc)");
-			err = -ENODEV;
-		} else {
-			err = streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
-						  rec->topo, rec->evlist->cpus, msg, sizeof(msg));
-		}
-		if (err < 0) {
-			fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
-			return err;
-		}
-		/*
-		 * One thread: its per-ring files would only be merged back into
-		 * the serial layout it can write itself. The flight recorder and
-		 * --no-merge keep the directory; so does --mmap-output, which
-		 * lost more into one file (raw_syscalls:* -m 8, 6 runs each:
-		 * a median of 8.4% of the records against 1.7% into data.N).
-		 */
-		if (err == 1 && !o->no_merge && !o->overwrite && !o->switch_output &&
-		    !o->mmap_output) {
-			rec->threaded = false;
-			rec->one_thread = true;
-		}
-		err = 0;
-	}
-	err = record__open_output(rec);
+	/* A --threads spec that cannot be laid out fails before anything is opened. */
+	err = record__check_layout(rec, false);
 	if (err)
 		return err;
 	if (o->argc > 0) {
@@ -2109,10 +2124,21 @@ static int record__run(struct record *rec)
 			thread_map__put(tm);
 		}
 	}
+	/*
+	 * The events and their rings before the output: a recording that
+	 * cannot start leaves nothing on disk and the old output in place.
+	 */
 	err = record__open(rec);
 	if (err)
 		return err;
 	err = record__mmap(rec);
+	if (err)
+		return err;
+	/* the CPUs the open kept decide the layout */
+	err = record__check_layout(rec, true);
+	if (err)
+		return err;
+	err = record__open_output(rec);
 	if (err)
 		return err;
 	err = record__begin_data(rec);
