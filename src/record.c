@@ -78,8 +78,19 @@ struct workload {
 	int	exec_errno;
 };
 
+/* -v: where a recording's time went, phase by phase (CLOCK_MONOTONIC). */
+#define RECORD_MAX_PHASES	16
+
+struct record_phases {
+	u64		last_ns;	/* the end of the phase before */
+	int		nr;
+	const char	*name[RECORD_MAX_PHASES];
+	u64		ns[RECORD_MAX_PHASES];
+};
+
 struct record {
 	struct record_opts	opts;
+	struct record_phases	phases;
 	struct evlist		*evlist;
 	struct evsel		*tracking;	/* gets mmap/comm/task records */
 	bool			system_wide;	/* per-CPU target (-a, -C, or none) */
@@ -137,6 +148,46 @@ struct record {
 	int			full_argc;
 	const char		**full_argv;
 };
+
+/* ---- phases (-v) ----------------------------------------------------------- */
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+/* The phase that ends now is name; a name already seen adds up. */
+static void record__phase(struct record *rec, const char *name)
+{
+	struct record_phases *ph = &rec->phases;
+	u64 now = now_ns();
+	int i;
+
+	for (i = 0; i < ph->nr && strcmp(ph->name[i], name); i++)
+		;
+	if (i == ph->nr && ph->nr < RECORD_MAX_PHASES)
+		ph->name[ph->nr++] = name;
+	if (i < ph->nr)
+		ph->ns[i] += now - ph->last_ns;
+	ph->last_ns = now;
+}
+
+/* One line: "precord: time: options 0.4 ms, events 3.1 ms, ..." */
+static void record__print_phases(const struct record *rec)
+{
+	const struct record_phases *ph = &rec->phases;
+	int i;
+
+	if (!rec->opts.verbose || !ph->nr)
+		return;
+	fprintf(stderr, "precord: time:");
+	for (i = 0; i < ph->nr; i++)
+		fprintf(stderr, "%s %s %.1f ms", i ? "," : "", ph->name[i], (double)ph->ns[i] / 1e6);
+	fprintf(stderr, "\n");
+}
 
 /* ---- events and targets ------------------------------------------------ */
 
@@ -2106,6 +2157,7 @@ static int record__run(struct record *rec)
 
 	/* A --threads spec that cannot be laid out fails before anything is opened. */
 	err = record__check_layout(rec, false);
+	record__phase(rec, "layout");
 	if (err)
 		return err;
 	if (o->argc > 0) {
@@ -2128,10 +2180,13 @@ static int record__run(struct record *rec)
 	 * The events and their rings before the output: a recording that
 	 * cannot start leaves nothing on disk and the old output in place.
 	 */
+	record__phase(rec, "fork");
 	err = record__open(rec);
+	record__phase(rec, "open");
 	if (err)
 		return err;
 	err = record__mmap(rec);
+	record__phase(rec, "mmap");
 	if (err)
 		return err;
 	/* the CPUs the open kept decide the layout */
@@ -2139,9 +2194,11 @@ static int record__run(struct record *rec)
 	if (err)
 		return err;
 	err = record__open_output(rec);
+	record__phase(rec, "output");
 	if (err)
 		return err;
 	err = record__begin_data(rec);
+	record__phase(rec, "header+synthesis");
 	if (err)
 		return err;
 	err = record__start_streams(rec);
@@ -2159,6 +2216,7 @@ static int record__run(struct record *rec)
 			return 0;	/* finish the file; exit 127 */
 		}
 	}
+	record__phase(rec, "start");
 	record__wait(rec);
 	return 0;
 }
@@ -2223,6 +2281,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	char msg[512] = "";
 	int err, status = 1, i;
 
+	rec.phases.last_ns = now_ns();
 	record_opts__init(&rec.opts);
 	err = record_opts__parse(&rec.opts, argc, argv, msg, sizeof(msg));
 	if (err) {
@@ -2246,11 +2305,13 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		err = -ENOMEM;
 		goto out_opts;
 	}
+	record__phase(&rec, "options");
 	err = record__parse_events(&rec);
 	if (err) {
 		status = EXIT_USAGE;
 		goto out_delete;
 	}
+	record__phase(&rec, "events");
 	err = record__create_maps(&rec);
 	if (err) {
 		status = EXIT_USAGE;
@@ -2273,17 +2334,21 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		if (rec.shared.switch_fd < 0)
 			err = -errno;
 	}
+	record__phase(&rec, "config");
 	if (!err)
 		record__start_workers(&rec);
+	record__phase(&rec, "workers");
 	if (!err)
 		err = record__run(&rec);
+	record__phase(&rec, "record");
 	if (rec.streams_started)
 		record__stop(&rec);
+	record__phase(&rec, "stop");
 	/* threads that never started recorded nothing: an old output is not displaced for it */
 	if (rec.header_written && (rec.streams_started || !rec.threaded)) {
 		int ferr = record__finish_output(&rec);
 
-		bool no_room = ferr == -ENOSPC || ferr == -EDQUOT;
+		bool no_room = ferr == -ENOSPC || ferr == -EDQUOT, merge = false;
 
 		if (no_room && !rec.threaded && !rec.device)
 			/* the header has the data's size; the features wait ahead of the data */
@@ -2298,7 +2363,12 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 					       "'precord merge " : "",
 				rec.threaded ? rec.staging : "", rec.threaded ? "'" : "");
 		else if (rec.threaded)
+			merge = true;
+		record__phase(&rec, "finish");
+		if (merge) {
 			ferr = record__finish_last(&rec);
+			record__phase(&rec, "merge");
+		}
 		if (!ferr && rec.opts.switch_output)
 			record__keep_output(&rec, rec.path);
 		if (!ferr || (no_room && !rec.threaded && !rec.device))
@@ -2318,6 +2388,8 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	evlist__close(rec.evlist);
 	record__stop_workers(&rec);
 	workload__reap(&rec.wl, !rec.wl.exited);
+	record__phase(&rec, "teardown");
+	record__print_phases(&rec);
 	status = record__exit_status(&rec, err ? err : rec.write_error ? rec.write_error :
 				     rec.merge_error);
 	streams__exit(&rec.streams);
