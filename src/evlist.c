@@ -200,9 +200,14 @@ typedef int (*evlist_unit_fn)(struct evlist_job *job, int c0, int c1, int t0, in
  * One operation over every unit.  Legend: I: set before the units run,
  * read-only while they run; U: entry u written by unit u only; A: atomic.
  */
+/* Which evsels a job's units take (see evsel__opens_serially()). */
+enum evlist_evsels { EVSELS_ALL, EVSELS_PARALLEL, EVSELS_SERIAL };
+
 struct evlist_job {
 	struct evlist		*evlist;	/* I */
 	evlist_unit_fn		fn;		/* I */
+	enum evlist_evsels	evsels;		/* I: the evsels its units take */
+	bool			inline_only;	/* I: every unit on the calling thread, in order */
 	bool			stop_on_error;	/* I: open, mmap: a failure cuts the rest short */
 	bool			rings;		/* I: units are rings (mmap, munmap) */
 	bool			by_thread_cpu;	/* I: thread units go to their thread's CPU */
@@ -380,9 +385,47 @@ static bool evlist__parallel(const struct evlist *evlist, int nr_units)
 	return evlist->wq && nr_units > 1 && evlist__nr_slots(evlist) >= min;
 }
 
+/*
+ * Tracepoint events: the kernel takes one global mutex (event_mutex, in
+ * perf_trace_init() and perf_trace_destroy()) around every open and close
+ * of one, so callers on many CPUs gain nothing and fight over it. In an
+ * 8-vCPU guest, `-e 'sched:*' -a` (29 events) took 2.8-3.5 s to open from
+ * the workers, where perf's opens from one thread took 0.3 s in all (most
+ * likely the mutex's waiters spinning while its holder's vCPU waits for a
+ * host CPU). They are opened and closed on the calling thread, in order,
+ * after the other evsels.
+ */
+static bool evsel__opens_serially(const struct evsel *evsel)
+{
+	return evsel->attr.type == PERF_TYPE_TRACEPOINT;
+}
+
+static bool evlist_job__takes(const struct evlist_job *job, const struct evsel *evsel)
+{
+	switch (job->evsels) {
+	case EVSELS_PARALLEL:
+		return !evsel__opens_serially(evsel);
+	case EVSELS_SERIAL:
+		return evsel__opens_serially(evsel);
+	default:
+		return true;
+	}
+}
+
+static bool evlist__has_serial(const struct evlist *evlist)
+{
+	struct evsel *evsel;
+	int i;
+
+	evlist__for_each_evsel(evlist, evsel, i)
+		if (evsel__opens_serially(evsel))
+			return true;
+	return false;
+}
+
 static bool evlist_job__parallel(const struct evlist_job *job)
 {
-	if (job->rings && !job->evlist->parallel_mmap)
+	if (job->inline_only || (job->rings && !job->evlist->parallel_mmap))
 		return false;
 	return evlist__parallel(job->evlist, job->nr_units);
 }
@@ -478,6 +521,8 @@ static int evlist__open_unit(struct evlist_job *job, int c0, int c1, int t0, int
 	int i, c, t, err;
 
 	evlist__for_each_evsel(evlist, evsel, i) {
+		if (!evlist_job__takes(job, evsel))
+			continue;
 		for (c = c0; c < c1; c++) {
 			if (evlist_job__stopped(job, i))
 				return 0;
@@ -501,7 +546,7 @@ static int evlist__close_unit(struct evlist_job *job, int c0, int c1, int t0, in
 	int i, c;
 
 	evlist__for_each_evsel(job->evlist, evsel, i)
-		for (c = c0; c < c1 && evsel__has_slot(evsel, c); c++)
+		for (c = c0; c < c1 && evsel__has_slot(evsel, c) && evlist_job__takes(job, evsel); c++)
 			evsel__close_cpu(evsel, c, t0, t1 < evsel->nr_threads ? t1 : evsel->nr_threads);
 	return 0;
 }
@@ -607,13 +652,17 @@ static int evlist__munmap_unit(struct evlist_job *job, int c0, int c1, int t0, i
 	return 0;
 }
 
-/* Run fn on every unit; the first error in (evsel, cpu, thread) order, or 0. */
-static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
-		       bool rings, unsigned int pages)
+/*
+ * Run fn on every unit, for the evsels asked (inline_only: on the calling
+ * thread); the first error in (evsel, cpu, thread) order, or 0.
+ */
+static int evlist__run_evsels(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
+			      bool rings, unsigned int pages, enum evlist_evsels evsels,
+			      bool inline_only)
 {
 	struct evlist_job job = {
 		.fn = fn, .stop_on_error = stop_on_error, .rings = rings, .pages = pages,
-		.by_thread_cpu = !rings,
+		.by_thread_cpu = !rings, .evsels = evsels, .inline_only = inline_only,
 	};
 	int err;
 
@@ -624,6 +673,12 @@ static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_er
 		err = evlist_job__error(&job);
 	evlist_job__exit(&job);
 	return err;
+}
+
+static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
+		       bool rings, unsigned int pages)
+{
+	return evlist__run_evsels(evlist, fn, stop_on_error, rings, pages, EVSELS_ALL, false);
 }
 
 /* ---- open ----------------------------------------------------------------- */
@@ -1132,7 +1187,12 @@ static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oe
 {
 	struct evlist_job job = {
 		.fn = evlist__open_unit, .stop_on_error = true, .by_thread_cpu = true,
+		.evsels = EVSELS_PARALLEL,
+	}, serial = {
+		.fn = evlist__open_unit, .stop_on_error = true,
+		.evsels = EVSELS_SERIAL, .inline_only = true,
 	};
+	const struct evlist_job *failed = &job;
 	struct evsel *evsel;
 	int i, err;
 
@@ -1144,20 +1204,34 @@ static int evlist__open_once(struct evlist *evlist, struct evlist_open_error *oe
 	evlist__reserve_fds(evlist);
 	evlist__read_thread_cpus(evlist);
 	err = evlist_job__run(evlist, &job);
+	if (!err && evlist__has_serial(evlist)) {
+		err = evlist_job__run(evlist, &serial);
+		/* the failure an evsel-by-evsel open meets first, of either */
+		if (!err && evlist_job__first_error(&serial) &&
+		    (!evlist_job__first_error(&job) ||
+		     unit_err__before(evlist_job__first_error(&serial), evlist_job__first_error(&job))))
+			failed = &serial;
+	}
 	if (err)
-		goto out_err;
-	evlist_open_error__where(oerr, evlist, &job);
+		goto out_exit;
+	evlist_open_error__where(oerr, evlist, failed);
 	if (oerr->err) {
 		*first_fd = oerr->evsel && !evsel__any_open(oerr->evsel);
-		*nr_failed_cpus = evlist__collect_failed_cpus(evlist, &job, oerr);
-		evlist_job__exit(&job);
-		return oerr->err;
+		*nr_failed_cpus = evlist__collect_failed_cpus(evlist, failed, oerr);
+		err = oerr->err;
+		goto out_exit;
 	}
+	evlist_job__exit(&serial);
 	evlist_job__exit(&job);
 	evlist__for_each_evsel(evlist, evsel, i)
 		evsel->nr_ids = evsel->nr_cpus * evsel->nr_threads;
 	return 0;
 
+out_exit:
+	evlist_job__exit(&serial);
+	evlist_job__exit(&job);
+	if (oerr->err)
+		return err;
 out_err:
 	oerr->err = err;
 	return err;
@@ -1320,7 +1394,8 @@ void evlist__close(struct evlist *evlist)
 	struct evsel *evsel;
 	int i;
 
-	evlist__run(evlist, evlist__close_unit, false, false, 0);
+	evlist__run_evsels(evlist, evlist__close_unit, false, false, 0, EVSELS_PARALLEL, false);
+	evlist__run_evsels(evlist, evlist__close_unit, false, false, 0, EVSELS_SERIAL, true);
 	evlist__for_each_evsel(evlist, evsel, i)
 		evsel__close(evsel);	/* frees the arrays; closes what no unit covered */
 }

@@ -41,6 +41,7 @@
 
 #include "wq.h"
 #include "precord/evlist.h"
+#include "precord/tracefs.h"
 
 #define RING_PAGES	8
 
@@ -414,6 +415,82 @@ static void test_small_evlist_runs_inline(void **state)
 	thread_map__put(threads);
 }
 
+/* A sched tracepoint event (name: sched_switch, ...), or NULL without tracefs. */
+static struct evsel *tracepoint_evsel(const char *name, u64 marker)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.sample_period = marker,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER,
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1,
+	};
+	int id = tracefs__event_id("sched", name);
+
+	if (id < 0)
+		return NULL;
+	attr.config = (u64)id;
+	return evsel__new(&attr, name);
+}
+
+/*
+ * Tracepoint events open and close on the calling thread, CPU by CPU,
+ * after the others (which go to the workers): every open and close of one
+ * takes the kernel's event_mutex, so parallel callers only contend.
+ */
+static void check_tracepoints_on_caller(struct wq *wq)
+{
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(1, cpus, threads, wq);
+	struct open_log *log = calloc(1, sizeof(*log));
+	struct evsel *tp1 = tracepoint_evsel("sched_switch", 1001);
+	struct evsel *tp2 = tracepoint_evsel("sched_wakeup", 1002);
+	int before = count_fds(), i, n, c = 0;
+
+	assert_non_null(log);
+	if (!tp1 || !tp2) {
+		evsel__delete(tp1);
+		evsel__delete(tp2);
+		evlist__delete(evlist);
+		free(log);
+		skip();
+	}
+	assert_int_equal(evlist__add(evlist, tp1), 0);
+	assert_int_equal(evlist__add(evlist, tp2), 0);
+	evlist->open_fn = logging_open;
+	evlist->open_ctx = log;
+	open_or_skip(evlist, NULL);
+	check_slots(evlist);
+	n = atomic_load(&log->nr);
+	assert_int_equal(n, 3 * cpus->nr);
+	/* the dummy's opens first, on the workers; then the tracepoints' here, in order */
+	for (i = 0; i < cpus->nr; i++)
+		if (wq && cpus->nr > 1)
+			assert_int_not_equal(log->call[i].tid, gettid_());
+	for (i = cpus->nr; i < n; i++) {
+		assert_int_equal(log->call[i].tid, gettid_());
+		assert_int_equal(log->call[i].cpu, cpus->map[c].cpu);
+		if ((i - cpus->nr) % 2)
+			c++;
+	}
+	evlist__close(evlist);
+	assert_int_equal(evlist__nr_fds(evlist), 0);
+	assert_int_equal(count_fds(), before);
+	evlist__delete(evlist);
+	free(log);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+static void test_tracepoints_on_caller(void **state)
+{
+	struct fixture *fx = *state;
+
+	check_tracepoints_on_caller(fx->wq);
+	check_tracepoints_on_caller(NULL);
+}
+
 /* ---- failures ------------------------------------------------------------------ */
 
 struct inject {
@@ -507,6 +584,44 @@ static void check_first_failure_reported(struct wq *wq)
 	evlist->open_ctx = &inj;
 	assert_int_equal(evlist__open_wq(evlist, wq, &oerr), -EBUSY);
 	assert_ptr_equal(oerr.evsel, evlist->entries[1]);
+	assert_int_equal(oerr.cpu.cpu, inj.cpu);
+	assert_int_equal(count_fds(), before);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/*
+ * The same across the two passes: a tracepoint (evsel 1, opened on the
+ * caller after the others) failing on the last CPU comes before evsel 2
+ * failing on the first CPU on a worker.
+ */
+static void test_first_failure_across_passes(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(1, cpus, threads, fx->wq);
+	struct evsel *tp = tracepoint_evsel("sched_switch", 1001);
+	struct inject inj = {
+		.cpu = cpus->map[cpus->nr - 1].cpu, .config = 1001, .err = -EBUSY,
+		.cpu2 = cpus->map[0].cpu, .config2 = 1002,
+	};
+	struct evlist_open_error oerr;
+	int before = count_fds();
+
+	if (!tp) {
+		evlist__delete(evlist);
+		skip();
+	}
+	assert_int_equal(evlist__add(evlist, tp), 0);
+	assert_int_equal(evlist__add(evlist, comm_evsel(true)), 0);
+	evlist->entries[0]->attr.sample_period = 1000;
+	evlist->entries[2]->attr.sample_period = 1002;
+	evlist->open_fn = failing_open;
+	evlist->open_ctx = &inj;
+	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -EBUSY);
+	assert_ptr_equal(oerr.evsel, tp);
 	assert_int_equal(oerr.cpu.cpu, inj.cpu);
 	assert_int_equal(count_fds(), before);
 	evlist__delete(evlist);
@@ -1268,6 +1383,8 @@ int main(void)
 		cmocka_unit_test(test_small_evlist_runs_inline),
 		cmocka_unit_test(test_injected_failure_parallel),
 		cmocka_unit_test(test_skip_failed_cpu),
+		cmocka_unit_test(test_tracepoints_on_caller),
+		cmocka_unit_test(test_first_failure_across_passes),
 		cmocka_unit_test(test_skip_failed_cpus_not_all),
 		cmocka_unit_test(test_injected_failure_serial),
 		cmocka_unit_test(test_first_failure_reported),
