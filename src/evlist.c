@@ -196,13 +196,13 @@ struct evlist_job;
 typedef int (*evlist_unit_fn)(struct evlist_job *job, int c0, int c1, int t0, int t1,
 			      struct evlist_unit_err *ue);
 
+/* Which evsels a job's units take (see evsel__opens_serially()). */
+enum evlist_evsels { EVSELS_ALL, EVSELS_PARALLEL, EVSELS_SERIAL };
+
 /*
  * One operation over every unit.  Legend: I: set before the units run,
  * read-only while they run; U: entry u written by unit u only; A: atomic.
  */
-/* Which evsels a job's units take (see evsel__opens_serially()). */
-enum evlist_evsels { EVSELS_ALL, EVSELS_PARALLEL, EVSELS_SERIAL };
-
 struct evlist_job {
 	struct evlist		*evlist;	/* I */
 	evlist_unit_fn		fn;		/* I */
@@ -1019,8 +1019,7 @@ static int evlist__collect_failed_cpus(struct evlist *evlist, const struct evlis
 				       struct evlist_open_error *oerr)
 {
 	struct evlist_skipped_cpu *sk;
-	int u, i, n = 0, e;
-	bool *failed;
+	int u, i, n = 0, e, *failed;	/* failed[cpu index]: its error, 0: none */
 
 	if (!evlist->skip_failed_cpus || !oerr->evsel || !evsel__any_open(oerr->evsel) ||
 	    !open_err__is_cpus(oerr->err) || cpu_map__is_any(evlist->cpus))
@@ -1033,7 +1032,7 @@ static int evlist__collect_failed_cpus(struct evlist *evlist, const struct evlis
 		const struct evlist_unit_err *ue = &job->errs[u];
 
 		if (ue->err && ue->evsel_idx == e && open_err__is_cpus(ue->err) && !failed[ue->cpu_idx]) {
-			failed[ue->cpu_idx] = true;
+			failed[ue->cpu_idx] = ue->err;
 			n++;
 		}
 	}
@@ -1051,12 +1050,7 @@ static int evlist__collect_failed_cpus(struct evlist *evlist, const struct evlis
 		if (!failed[i])
 			continue;
 		sk[oerr->nr_skipped].cpu = evlist->cpus->map[i];
-		sk[oerr->nr_skipped].err = 0;
-		for (u = 0; u < job->nr_units; u++)
-			if (job->errs[u].err && job->errs[u].evsel_idx == e && job->errs[u].cpu_idx == i) {
-				sk[oerr->nr_skipped].err = job->errs[u].err;
-				break;
-			}
+		sk[oerr->nr_skipped].err = failed[i];
 		oerr->nr_skipped++;
 	}
 	qsort(sk, (size_t)oerr->nr_skipped, sizeof(*sk), skipped_cpu__cmp);
@@ -1341,19 +1335,18 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 	}
 }
 
-/* Why a CPU was left out: "offline" for ENODEV on a CPU not online now, else the errno's text. */
-static const char *skipped_cpu__reason(const struct evlist_skipped_cpu *sk,
-				       const struct cpu_map *online)
+/* Why a CPU was left out, as a key: 0 for offline (ENODEV on a CPU not online now), else its -errno. */
+static int skipped_cpu__why(const struct evlist_skipped_cpu *sk, const struct cpu_map *online)
 {
 	if (sk->err == -ENODEV && online && !cpu_map__has(online, sk->cpu))
-		return "offline";
-	return strerror(-sk->err);
+		return 0;
+	return sk->err;
 }
 
 int evlist_open_error__skipped_str(const struct evlist_open_error *oerr, char *buf, size_t size)
 {
 	struct cpu_map *online = cpu_map__new_online(), *map;
-	int *cpus, i, j, n, len = 0;
+	int *cpus, i, j, n, why, len = 0;
 	bool *done;
 	char list[256];
 
@@ -1363,12 +1356,11 @@ int evlist_open_error__skipped_str(const struct evlist_open_error *oerr, char *b
 	done = calloc((size_t)oerr->nr_skipped + 1, sizeof(*done));
 	/* one group per reason, in the order of their first CPU */
 	for (i = 0; cpus && done && i < oerr->nr_skipped; i++) {
-		const char *why = skipped_cpu__reason(&oerr->skipped[i], online);
-
 		if (done[i])
 			continue;
+		why = skipped_cpu__why(&oerr->skipped[i], online);
 		for (j = i, n = 0; j < oerr->nr_skipped; j++) {
-			if (!done[j] && !strcmp(skipped_cpu__reason(&oerr->skipped[j], online), why)) {
+			if (!done[j] && skipped_cpu__why(&oerr->skipped[j], online) == why) {
 				done[j] = true;
 				cpus[n++] = oerr->skipped[j].cpu.cpu;
 			}
@@ -1379,7 +1371,8 @@ int evlist_open_error__skipped_str(const struct evlist_open_error *oerr, char *b
 			cpu_map__snprintf(map, list, sizeof(list));
 		cpu_map__put(map);
 		len += snprintf(buf + (len < (int)size ? len : 0), len < (int)size ? size - len : 0,
-				"%sCPU%s %s (%s)", len ? ", " : "", n > 1 ? "s" : "", list, why);
+				"%sCPU%s %s (%s)", len ? ", " : "", n > 1 ? "s" : "", list,
+				why ? strerror(-why) : "offline");
 	}
 	free(done);
 	free(cpus);
