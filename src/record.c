@@ -52,6 +52,8 @@
 #include "precord/writer.h"
 #include "precord/streams.h"
 #include "precord/merge.h"
+#include "precord/merge-index.h"
+#include "precord/host-memory.h"
 #include "precord/compress.h"
 #include "precord/report.h"
 #include "precord/control.h"

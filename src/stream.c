@@ -31,7 +31,7 @@
 #include <numa.h>
 
 #include "precord/stream.h"
-#include "precord/merge.h"
+#include "precord/merge-index.h"
 
 int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings,
 		 struct writer *writer, size_t time_off, int notify_fd)

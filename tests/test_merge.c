@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "precord/merge.h"
+#include "precord/merge-index.h"
 #include "precord/header.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
