@@ -389,6 +389,150 @@ void mpartial__exit(struct mpartial *p)
 	p->dirfd = -1;
 }
 
+static const char mj_damaged[] = "%s/" MERGE_JOURNAL " is damaged (%s); the records it "
+				 "describes cannot be merged";
+
+/* A killed merge's journal read back, and the streams that finish it. */
+struct mresume {
+	struct mj_head	h;
+	struct mjournal	j;		/* nr_parts, slot_size */
+	u64		*table;		/* after the head */
+	u8		*slots;		/* two per part */
+	struct mfile	part;		/* the partial output, mapped */
+	bool		have_part;	/* it was there */
+	struct mstream	*streams;	/* parts' written ranges and the rest of each input */
+	int		*heap;
+	int		nr;
+};
+
+/*
+ * The journal's head, table and entries, checked against the data.N files
+ * open; room for the streams. 0 or -errno (said, but for -ENOMEM).
+ */
+static int mresume__read(struct mresume *r, struct merge *m, int jfd)
+{
+	int s, ns = m->nr_streams, err = mj__pread(jfd, &r->h, sizeof(r->h), 0);
+	size_t max;
+	u64 table_size;
+
+	if (err || memcmp(r->h.magic, MJ_MAGIC, sizeof(r->h.magic)) || !r->h.nr_parts ||
+	    r->h.nr_parts > MERGE_MAX_PARTS || r->h.nr_streams != (u32)ns ||
+	    r->h.slot_size != mj__slot_size(ns) || !memchr(r->h.tmp, 0, sizeof(r->h.tmp))) {
+		merge__error(m, mj_damaged, m->dir, "its head does not match the data.N files");
+		return -EINVAL;
+	}
+	r->j.nr_parts = (int)r->h.nr_parts;
+	r->j.slot_size = r->h.slot_size;
+	table_size = mj__table_size(r->j.nr_parts, ns);
+	max = (size_t)r->j.nr_parts * (size_t)(ns + 1);
+	r->table = malloc(table_size);
+	r->slots = malloc(2 * (u64)r->j.nr_parts * r->j.slot_size);
+	r->streams = calloc(max, sizeof(*r->streams));
+	r->heap = calloc(max, sizeof(*r->heap));
+	if (!r->table || !r->slots || !r->streams || !r->heap)
+		return -ENOMEM;
+	err = mj__pread(jfd, r->table, table_size, MJ_TABLE);
+	if (!err)
+		err = mj__pread(jfd, r->slots, 2 * (u64)r->j.nr_parts * r->j.slot_size,
+				MJ_TABLE + table_size);
+	for (s = 0; !err && s < ns; s++)
+		if (r->table[s] != (u64)m->streams[s].num)
+			err = -EINVAL;
+	if (err)
+		merge__error(m, mj_damaged, m->dir, "it is short, or names other data.N files");
+	return err;
+}
+
+/*
+ * The range of the partial output a part wrote (t: its table row, e: its
+ * entry), as a stream; where the partial output is gone, its records are
+ * lost, said as a cut. 0 or -EINVAL (said).
+ */
+static int mresume__add_output(struct mresume *r, struct merge *m, const u64 *t,
+			       const struct mj_slot *e)
+{
+	u64 page = (u64)sysconf(_SC_PAGESIZE);
+	struct mstream *s = &r->streams[r->nr];
+
+	if (!r->have_part) {
+		snprintf(m->note, sizeof(m->note), "the partial output of the merge that was "
+			 "killed (%.160s) is gone: the records it held are lost", r->h.tmp);
+		m->stats->nr_cut++;
+		return 0;
+	}
+	if (t[0] > r->part.map_len || e->done > r->part.map_len - t[0]) {
+		merge__error(m, mj_damaged, m->dir, "the partial output is shorter");
+		return -EINVAL;
+	}
+	s->file = r->part;
+	s->file.writable = false;
+	s->file.pos = t[0];
+	s->file.end = t[0] + e->done;
+	s->file.released = t[0] & ~(page - 1);
+	s->num = -1;
+	s->idx = r->nr++;
+	return 0;
+}
+
+/*
+ * What is left of each input in a part's range (t: its table row), from
+ * the entry's next record and window (e; NULL: the whole range), as
+ * streams. 0 or -EINVAL (said).
+ */
+static int mresume__add_inputs(struct mresume *r, struct merge *m, const u64 *t,
+			       const struct mj_slot *e)
+{
+	u64 page = (u64)sysconf(_SC_PAGESIZE);
+	int s, ns = m->nr_streams;
+
+	for (s = 0; s < ns; s++) {
+		struct mfile *f = &r->streams[r->nr].file;
+		u64 lo = t[1 + s], hi = t[1 + ns + s];
+
+		*f = m->streams[s].file;
+		f->writable = false;
+		f->pos = e ? e->s[s].pos : lo;
+		f->end = hi;
+		if (lo > f->pos || f->pos > hi || hi > f->map_len ||
+		    (e && e->s[s].nr > MERGE_WINDOW)) {
+			merge__error(m, mj_damaged, m->dir, "a range lies outside its file");
+			return -EINVAL;
+		}
+		f->pending = e ? e->s[s].win : NULL;
+		f->nr_pending = e ? (unsigned int)e->s[s].nr : 0;
+		f->released = f->pos & ~(page - 1);
+		r->streams[r->nr].num = m->streams[s].num;
+		r->streams[r->nr].idx = r->nr;
+		r->nr++;
+	}
+	return 0;
+}
+
+/* Part p's streams: its written range of the partial output, then its inputs'. */
+static int mresume__add_part(struct mresume *r, struct merge *m, int p)
+{
+	const u64 *t = r->table + m->nr_streams + (u64)p * (1 + 2 * (u64)m->nr_streams);
+	const struct mj_slot *e = mj__entry(r->slots, &r->j, p);
+	int err = e && e->done ? mresume__add_output(r, m, t, e) : 0;
+
+	return err ? err : mresume__add_inputs(r, m, t, e);
+}
+
+static void mresume__exit(struct mresume *r)
+{
+	int i;
+
+	for (i = 0; r->streams && i < r->nr; i++) {
+		zdecomp__delete(r->streams[i].zd);
+		free(r->streams[i].arena);
+	}
+	mfile__close(&r->part);
+	free(r->streams);
+	free(r->heap);
+	free(r->slots);
+	free(r->table);
+}
+
 /*
  * Finish the merge a journal describes: each part's written range of its
  * partial output, and the rest of every input, merged as the sequential
@@ -397,115 +541,30 @@ void mpartial__exit(struct mpartial *p)
  */
 int merge__resume(struct merge *m, int jfd, const char *out, struct mpartial *old)
 {
-	static const char damaged[] = "%s/" MERGE_JOURNAL " is damaged (%s); the records "
-				      "it describes cannot be merged";
-	struct mstream *saved = m->streams, *rs = NULL;
-	int saved_nr = m->nr_streams, *saved_heap = m->heap, nr = 0, p, s, err;
-	u64 page = (u64)sysconf(_SC_PAGESIZE), table_size, *table = NULL;
-	struct mjournal j = { 0 };
-	struct mfile part = { 0 };
-	struct mj_head h;
-	u8 *slots = NULL;
-	bool have_part;
+	struct mstream *inputs = m->streams;
+	int nr_inputs = m->nr_streams, *heap = m->heap, p, err;
+	struct mresume r = { 0 };
 
-	err = mj__pread(jfd, &h, sizeof(h), 0);
-	if (err || memcmp(h.magic, MJ_MAGIC, sizeof(h.magic)) || !h.nr_parts ||
-	    h.nr_parts > MERGE_MAX_PARTS || h.nr_streams != (u32)saved_nr ||
-	    h.slot_size != mj__slot_size(saved_nr) || !memchr(h.tmp, 0, sizeof(h.tmp))) {
-		merge__error(m, damaged, m->dir, "its head does not match the data.N files");
-		return -EINVAL;
-	}
-	j.nr_parts = (int)h.nr_parts;
-	j.slot_size = h.slot_size;
-	table_size = mj__table_size(j.nr_parts, saved_nr);
-	table = malloc(table_size);
-	slots = malloc(2 * (u64)j.nr_parts * j.slot_size);
-	rs = calloc((size_t)j.nr_parts * (size_t)(saved_nr + 1), sizeof(*rs));
-	m->heap = calloc((size_t)j.nr_parts * (size_t)(saved_nr + 1), sizeof(*m->heap));
-	if (!table || !slots || !rs || !m->heap) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = mj__pread(jfd, table, table_size, MJ_TABLE);
+	err = mresume__read(&r, m, jfd);
 	if (!err)
-		err = mj__pread(jfd, slots, 2 * (u64)j.nr_parts * j.slot_size,
-				MJ_TABLE + table_size);
-	for (s = 0; !err && s < saved_nr; s++)
-		if (table[s] != (u64)saved[s].num)
-			err = -EINVAL;
-	if (err) {
-		merge__error(m, damaged, m->dir, "it is short, or names other data.N files");
-		goto out;
+		err = mpartial__open(old, m, out, r.h.tmp, &r.part);
+	r.have_part = old->found;
+	for (p = 0; !err && p < r.j.nr_parts; p++)
+		err = mresume__add_part(&r, m, p);
+	if (!err) {
+		m->streams = r.streams;
+		m->nr_streams = r.nr;
+		m->heap = r.heap;
+		err = merge__kernel_records(m);
+		/* the pending runs may point into the partial output, unmapped below */
+		if (!err)
+			err = merge__flush_run(m);
+		m->stats->resumed = true;
+		m->streams = inputs;
+		m->nr_streams = nr_inputs;
+		m->heap = heap;
 	}
-	err = mpartial__open(old, m, out, h.tmp, &part);
-	if (err)
-		goto out;
-	have_part = old->found;
-	for (p = 0; p < j.nr_parts; p++) {
-		const u64 *t = table + saved_nr + (u64)p * (1 + 2 * (u64)saved_nr);
-		const struct mj_slot *e = mj__entry(slots, &j, p);
-
-		if (e && e->done && !have_part) {
-			snprintf(m->note, sizeof(m->note), "the partial output of the merge that "
-				 "was killed (%.160s) is gone: the records it held are lost", h.tmp);
-			m->stats->nr_cut++;
-		} else if (e && e->done) {
-			if (t[0] > part.map_len || e->done > part.map_len - t[0]) {
-				err = -EINVAL;
-				merge__error(m, damaged, m->dir, "the partial output is shorter");
-				goto out;
-			}
-			rs[nr].file = part;
-			rs[nr].file.writable = false;
-			rs[nr].file.pos = t[0];
-			rs[nr].file.end = t[0] + e->done;
-			rs[nr].file.released = t[0] & ~(page - 1);
-			rs[nr].num = -1;
-			rs[nr].idx = nr;
-			nr++;
-		}
-		for (s = 0; s < saved_nr; s++) {
-			struct mfile *f = &rs[nr].file;
-			u64 lo = t[1 + s], hi = t[1 + saved_nr + s];
-
-			*f = saved[s].file;
-			f->writable = false;
-			f->pos = e ? e->s[s].pos : lo;
-			f->end = hi;
-			if (lo > f->pos || f->pos > hi || hi > f->map_len ||
-			    (e && e->s[s].nr > MERGE_WINDOW)) {
-				err = -EINVAL;
-				merge__error(m, damaged, m->dir, "a range lies outside its file");
-				goto out;
-			}
-			f->pending = e ? e->s[s].win : NULL;
-			f->nr_pending = e ? (unsigned int)e->s[s].nr : 0;
-			f->released = f->pos & ~(page - 1);
-			rs[nr].num = saved[s].num;
-			rs[nr].idx = nr;
-			nr++;
-		}
-	}
-	m->streams = rs;
-	m->nr_streams = nr;
-	err = merge__kernel_records(m);
-	/* the pending runs may point into the partial output, unmapped below */
-	if (!err)
-		err = merge__flush_run(m);
-	m->stats->resumed = true;
-out:
-	for (p = 0; rs && p < nr; p++) {
-		zdecomp__delete(rs[p].zd);
-		free(rs[p].arena);
-	}
-	m->streams = saved;
-	m->nr_streams = saved_nr;
-	free(m->heap);
-	m->heap = saved_heap;
-	mfile__close(&part);
-	free(rs);
-	free(slots);
-	free(table);
+	mresume__exit(&r);
 	return err;
 }
 

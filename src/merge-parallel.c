@@ -316,20 +316,21 @@ static int merge__cpus(void)
 	return CPU_COUNT(&set);
 }
 
-/*
- * The kernel records in nr_parts parts at once, when the files split
- * (above); 1 when they were merged that way, 0 when they are left to the
- * sequential merge, or -errno.
- */
-int merge__parallel(struct merge *m, const struct merge_opts *opts)
+/* What one parallel merge works on; mplan__exit() frees it. */
+struct mplan {
+	int		nr;		/* parts */
+	u64		min;		/* least kernel bytes per part */
+	struct mwalk	*walks;		/* one per stream */
+	u64		*cuts, *kcuts;	/* per cut t, per stream s: [t * nr_streams + s] */
+	struct mpart	*parts;
+	u64		end;		/* the output's offset after the last part */
+};
+
+/* How many parts the files are worth before they are walked; < 2: none. */
+static int merge__nr_parts(const struct merge *m, const struct merge_opts *opts, u64 min)
 {
-	int nr = opts->jobs ? opts->jobs : merge__cpus(), t, s, i, n, err = 0, ret = 0;
-	u64 min = opts->part_min ? opts->part_min : MERGE_PART_MIN, total = 0, off;
-	struct mwalk *walks = NULL;
-	struct mwalk_job *jobs = NULL;
-	struct mpart *parts = NULL;
-	u64 *cuts = NULL, *kcuts = NULL;
-	struct mjournal j = { .fd = -1 };
+	int nr = opts->jobs ? opts->jobs : merge__cpus(), s;
+	u64 total = 0;
 
 	if (nr > MERGE_MAX_PARTS)
 		nr = MERGE_MAX_PARTS;
@@ -340,124 +341,202 @@ int merge__parallel(struct merge *m, const struct merge_opts *opts)
 		total += m->streams[s].file.map_len;
 	if (total / min < (u64)nr)
 		nr = (int)(total / min);
-	if (nr < 2)
-		return 0;
+	return nr;
+}
 
-	walks = calloc((size_t)m->nr_streams, sizeof(*walks));
-	t = nr < m->nr_streams ? nr : m->nr_streams;
+/*
+ * Every file's chunks, from the index or from a walk (one file per thread,
+ * at most one thread per part): 1 when every file is plain, 0 when one is
+ * not (the merge is left to one thread), or -errno.
+ */
+static int mplan__walk(struct mplan *p, struct merge *m, const struct merge_index *index)
+{
+	int t = p->nr < m->nr_streams ? p->nr : m->nr_streams, s, i, n = 0;
+	struct mwalk_job *jobs;
+
+	p->walks = calloc((size_t)m->nr_streams, sizeof(*p->walks));
 	jobs = calloc((size_t)t, sizeof(*jobs));
-	if (!walks || !jobs) {
-		err = -ENOMEM;
-		goto out;
+	if (!p->walks || !jobs) {
+		free(jobs);
+		return -ENOMEM;
 	}
-	for (s = 0, n = 0; s < m->nr_streams; s++) {
-		walks[s] = (struct mwalk){
+	for (s = 0; s < m->nr_streams; s++) {
+		p->walks[s] = (struct mwalk){
 			.clock = &m->clock, .f = &m->streams[s].file,
-			.chunk = min / MERGE_CHUNK_PARTS < MERGE_CHUNK ?
-				 min / MERGE_CHUNK_PARTS + 1 : MERGE_CHUNK,
+			.chunk = p->min / MERGE_CHUNK_PARTS < MERGE_CHUNK ?
+				 p->min / MERGE_CHUNK_PARTS + 1 : MERGE_CHUNK,
 		};
-		if (mwalk__from_index(&walks[s], opts->index, m->streams[s].num))
+		if (mwalk__from_index(&p->walks[s], index, m->streams[s].num))
 			n++;
 	}
 	if (n < m->nr_streams) {
 		for (i = 0; i < t; i++)
-			jobs[i] = (struct mwalk_job){ walks, m->nr_streams, i, t };
+			jobs[i] = (struct mwalk_job){ p->walks, m->nr_streams, i, t };
 		merge__threads(t, mwalk__thread, jobs, sizeof(*jobs));
 	}
-	for (s = 0; !err && s < m->nr_streams; s++) {
-		if (walks[s].error)
-			err = walks[s].error;
-		else if (!walks[s].plain)
-			goto out;		/* sequential */
+	free(jobs);
+	for (s = 0; s < m->nr_streams; s++) {
+		if (p->walks[s].error)
+			return p->walks[s].error;
+		if (!p->walks[s].plain)
+			return 0;
 	}
-	if (err)
-		goto out;
-	/* The records, not the files: an mmap writer's files end in reserved zeroes. */
-	for (s = 0, total = 0; s < m->nr_streams; s++)
-		total += walks[s].kbytes;
-	if (total / min < (u64)nr)
-		nr = (int)(total / min);
-	if (nr < 2)
-		goto out;
+	return 1;
+}
 
-	cuts = calloc((size_t)nr * (size_t)m->nr_streams, sizeof(*cuts));
-	kcuts = calloc((size_t)nr * (size_t)m->nr_streams, sizeof(*kcuts));
-	if (!cuts || !kcuts) {
-		err = -ENOMEM;
-		goto out;
-	}
-	nr = merge__plan(m, walks, nr, cuts, kcuts) + 1;
-	if (nr < 2)
-		goto out;
-	/* Where a file ends before its last byte: said once, as the sequential merge does. */
+/*
+ * The times the parts are cut at, counted on the records, not the files
+ * (an mmap writer's files end in reserved zeroes): the number of parts,
+ * 0 when fewer than two, or -ENOMEM.
+ */
+static int mplan__cut(struct mplan *p, struct merge *m)
+{
+	size_t n;
+	u64 total = 0;
+	int s;
+
+	for (s = 0; s < m->nr_streams; s++)
+		total += p->walks[s].kbytes;
+	if (total / p->min < (u64)p->nr)
+		p->nr = (int)(total / p->min);
+	if (p->nr < 2)
+		return 0;
+	n = (size_t)p->nr * (size_t)m->nr_streams;
+	p->cuts = calloc(n, sizeof(*p->cuts));
+	p->kcuts = calloc(n, sizeof(*p->kcuts));
+	if (!p->cuts || !p->kcuts)
+		return -ENOMEM;
+	p->nr = merge__plan(m, p->walks, p->nr, p->cuts, p->kcuts) + 1;
+	return p->nr < 2 ? 0 : p->nr;
+}
+
+/* Where a file ends before its last byte: said once, as the sequential merge does. */
+static void mplan__note_cuts(const struct mplan *p, struct merge *m)
+{
+	int s;
+
 	for (s = 0; s < m->nr_streams; s++) {
 		struct mfile *f = &m->streams[s].file;
 
-		if (!walks[s].cut)
+		if (!p->walks[s].cut)
 			continue;
-		f->pos = walks[s].end;
-		merge__cut(m, f, walks[s].cut);
+		f->pos = p->walks[s].end;
+		merge__cut(m, f, p->walks[s].cut);
 		f->pos = 0;
 	}
+}
 
-	err = merge__flush_run(m);
+/*
+ * Each part at its range of the output, after what is written so far, and
+ * all the parts' room at once: a full disk is -ENOSPC here, before any
+ * part starts. 0 or -errno.
+ */
+static int mplan__place_parts(struct mplan *p, struct merge *m)
+{
+	int i, err = merge__flush_run(m);
+	u64 off;
+
 	if (!err)
 		err = writer__flush(&m->w);
-	parts = calloc((size_t)nr, sizeof(*parts));
-	if (!err && !parts)
+	p->parts = calloc((size_t)p->nr, sizeof(*p->parts));
+	if (!err && !p->parts)
 		err = -ENOMEM;
-	for (i = 0, off = m->w.offset; !err && i < nr; i++) {
-		err = mpart__init(&parts[i], m, walks, cuts, kcuts, i, nr);
-		parts[i].offset = off;
-		off += parts[i].size;
+	for (i = 0, off = m->w.offset; !err && i < p->nr; i++) {
+		err = mpart__init(&p->parts[i], m, p->walks, p->cuts, p->kcuts, i, p->nr);
+		p->parts[i].offset = off;
+		off += p->parts[i].size;
 	}
-	/* All the parts' room at once: a full disk is -ENOSPC here, before any part starts. */
 	while (!err && off > m->w.offset) {
 		err = -posix_fallocate(m->fd, (off_t)m->w.offset, (off_t)(off - m->w.offset));
 		if (err != -EINTR)
 			break;
 		err = 0;
 	}
+	p->end = off;
 	if (err)
 		merge__error(m, "cannot make room for the merged records in the output: %s",
 			     strerror(-err));
-	if (!err && opts->consume)
-		merge__consume(m, parts, nr, opts, &j);
-	if (!err)
-		merge__threads(nr, mpart__thread, parts, sizeof(*parts));
+	return err;
+}
+
+/* The parts, on their threads; they give their inputs back as they go (consume). */
+static void mplan__run(struct mplan *p, struct merge *m, const struct merge_opts *opts)
+{
+	struct mjournal j = { .fd = -1 };
+
+	if (opts->consume)
+		merge__consume(m, p->parts, p->nr, opts, &j);
+	merge__threads(p->nr, mpart__thread, p->parts, sizeof(*p->parts));
 	if (j.fd >= 0)
 		close(j.fd);
 	m->stats->given_back = j.given;
 	m->stats->journal_entries = j.entries;
 	m->given = j.given > 0;
-	for (i = 0; !err && i < nr; i++) {
-		struct merge_stats *a = m->stats, *b = &parts[i].stats;
+}
 
-		if (parts[i].ret) {
-			err = parts[i].ret;
-			if (parts[i].err[0])
-				merge__error(m, "%s", parts[i].err);
-			break;
+/* The first error of a part (its message the merge's), or their counts added up: 0. */
+static int mplan__collect(const struct mplan *p, struct merge *m)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++) {
+		if (p->parts[i].ret) {
+			if (p->parts[i].err[0])
+				merge__error(m, "%s", p->parts[i].err);
+			return p->parts[i].ret;
 		}
-		merge_stats__add(a, b);
+		merge_stats__add(m->stats, &p->parts[i].stats);
+	}
+	return 0;
+}
+
+static void mplan__exit(struct mplan *p, const struct merge *m)
+{
+	int i, s;
+
+	for (i = 0; p->parts && i < p->nr; i++)
+		mpart__exit(&p->parts[i]);
+	for (s = 0; p->walks && s < m->nr_streams; s++)
+		free(p->walks[s].chunks);
+	free(p->parts);
+	free(p->cuts);
+	free(p->kcuts);
+	free(p->walks);
+}
+
+/*
+ * The kernel records in parts at once, when the files split (above): 1
+ * when they were merged that way, 0 when they are left to the sequential
+ * merge, or -errno.
+ */
+int merge__parallel(struct merge *m, const struct merge_opts *opts)
+{
+	struct mplan p = { .min = opts->part_min ? opts->part_min : MERGE_PART_MIN };
+	int s, err;
+
+	p.nr = merge__nr_parts(m, opts, p.min);
+	if (p.nr < 2)
+		return 0;
+	err = mplan__walk(&p, m, opts->index);
+	if (err > 0)
+		err = mplan__cut(&p, m);
+	if (err <= 0)
+		goto out;
+	mplan__note_cuts(&p, m);
+	err = mplan__place_parts(&p, m);
+	if (!err) {
+		mplan__run(&p, m, opts);
+		err = mplan__collect(&p, m);
 	}
 	if (!err)
-		err = writer__skip(&m->w, off - m->w.offset);
+		err = writer__skip(&m->w, p.end - m->w.offset);
 	if (!err) {
-		m->stats->parts = nr;
+		m->stats->parts = p.nr;
 		for (s = 0; s < m->nr_streams; s++)
-			m->stats->indexed += walks[s].done;
-		ret = 1;
+			m->stats->indexed += p.walks[s].done;
+		err = 1;
 	}
 out:
-	for (i = 0; parts && i < nr; i++)
-		mpart__exit(&parts[i]);
-	for (s = 0; walks && s < m->nr_streams; s++)
-		free(walks[s].chunks);
-	free(parts);
-	free(cuts);
-	free(kcuts);
-	free(jobs);
-	free(walks);
-	return err ? err : ret;
+	mplan__exit(&p, m);
+	return err;
 }

@@ -405,44 +405,63 @@ static void merge__exit(struct merge *m)
 	free(m->copy);
 }
 
-static int merge__run(struct merge *m, const char *out, const struct merge_opts *opts)
-{
-	char tmp[PATH_MAX], journal[PATH_MAX];
-	struct mpartial old = { .dirfd = -1 };
-	bool finished = false;
-	int err, jfd = -1;
-	u64 data_offset;
+/* One merge__run(): the names it works with and how far it got. */
+struct mrun {
+	char		tmp[PATH_MAX];		/* the output's temporary name */
+	char		journal[PATH_MAX];	/* DIR/merge.journal */
+	int		jfd;			/* a killed merge's journal, or -1 */
+	bool		resume;			/* there was one: this merge finishes it */
+	bool		finished;		/* the journal says tmp is whole */
+	struct mpartial	old;			/* the killed merge's partial output */
+	u64		data_offset;
+};
 
-	jfd = merge__open_journal(m, journal, sizeof(journal));
-	err = jfd >= 0 ? merge__check_journal(m, jfd) : 0;
+/*
+ * All that is read before a byte is written: a killed merge's journal,
+ * DIR/data, the data.N files (refused when given back), the output's
+ * temporary file. 0 or -errno (said).
+ */
+static int merge__open(struct merge *m, struct mrun *r, const char *out,
+		       const struct merge_opts *opts)
+{
+	int err;
+
+	r->jfd = merge__open_journal(m, r->journal, sizeof(r->journal));
+	r->resume = r->jfd >= 0;
+	err = r->resume ? merge__check_journal(m, r->jfd) : 0;
 	if (!err)
 		err = merge__open_data(m);
 	if (!err)
-		err = merge__open_streams(m, opts->consume && jfd < 0);
-	if (!err && jfd < 0)
+		err = merge__open_streams(m, opts->consume && !r->resume);
+	if (!err && !r->resume)
 		err = merge__check_given_back(m, out);
 	if (!err)
-		err = merge__open_output(m, out, tmp, sizeof(tmp));
-	if (err) {
-		if (jfd >= 0)
-			close(jfd);
-		return err;
-	}
-	err = merge__start_output(m, opts->comp_level, &data_offset);
+		err = merge__open_output(m, out, r->tmp, sizeof(r->tmp));
+	return err;
+}
+
+/*
+ * The whole output under its temporary name: DIR/data's records, the
+ * kernel records (finishing a killed merge, in parts, or on this thread),
+ * the features. 0 or -errno (said).
+ */
+static int merge__write(struct merge *m, struct mrun *r, const char *out,
+			const struct merge_opts *opts)
+{
+	int err = merge__start_output(m, opts->comp_level, &r->data_offset);
+
 	if (!err)
 		err = merge__data_records(m);
-	if (!err && jfd >= 0)
-		err = merge__resume(m, jfd, out, &old);
+	if (!err && r->resume)
+		err = merge__resume(m, r->jfd, out, &r->old);
 	else if (!err)
 		err = merge__parallel(m, opts);
-	if (!err && jfd < 0)
+	if (!err && !r->resume)
 		err = merge__kernel_records(m);
 	else if (err > 0)
 		err = 0;
-	if (jfd >= 0)
-		close(jfd);
 	if (!err)
-		err = merge__finish_output(m, opts->comp_level, data_offset);
+		err = merge__finish_output(m, opts->comp_level, r->data_offset);
 	writer__close(&m->w);
 	/*
 	 * Nothing at all to merge (a recording killed before its first
@@ -454,58 +473,93 @@ static int merge__run(struct merge *m, const char *out, const struct merge_opts 
 		merge__error(m, "%s holds no records: the recording was killed before it wrote "
 			     "any, so there is nothing to %s", m->dir, m->single ? "finish" : "merge");
 	}
+	return err;
+}
+
+/*
+ * The written output renamed into place. Inputs given back: once tmp is
+ * the output, the journal could only resume the merge without its partial
+ * output, so it says first that tmp is whole. 0 or -errno (said).
+ */
+static int merge__rename_output(struct merge *m, struct mrun *r, const char *out)
+{
+	int err;
+
+	if (m->given) {
+		err = merge__mark_journal(r->journal, MJ_FINISHED);
+		if (err) {
+			merge__error(m, "cannot mark %s finished: %s", r->journal, strerror(-err));
+			return err;
+		}
+		r->finished = true;
+	}
+	if (rename(r->tmp, out) < 0) {
+		err = -errno;
+		merge__error(m, "cannot rename %s to %s: %s", r->tmp, out, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * A merge that failed: its message, then what it made goes, but where
+ * inputs were given back: what left them is in tmp, and both stay for
+ * merge__resume(), said at the end of the message.
+ */
+static void merge__fail(struct merge *m, const struct mrun *r, const char *out, int err)
+{
+	size_t n;
+
+	if (m->errlen && !m->err[0])
+		merge__error(m, "cannot merge %s into %s: %s", m->dir, out, strerror(-err));
+	if (!m->given) {
+		if (m->tmp_named)
+			unlink(r->tmp);
+		if (m->journal)
+			unlink(r->journal);
+		return;
+	}
+	n = strlen(m->err);
+	if (n < m->errlen && r->finished)
+		snprintf(m->err + n, m->errlen - n, " (the merged file is %s: rename "
+			 "it to %s, then remove %s)", r->tmp, out, m->dir);
+	else if (n < m->errlen)
+		snprintf(m->err + n, m->errlen - n, " (the merged part is in %s, and "
+			 "%s/" MERGE_JOURNAL " says what is where: 'precord merge %s' "
+			 "finishes the merge)", r->tmp, m->dir, m->dir);
+}
+
+static int merge__run(struct merge *m, const char *out, const struct merge_opts *opts)
+{
+	struct mrun r = { .jfd = -1, .old = { .dirfd = -1 } };
+	int err = merge__open(m, &r, out, opts);
+
+	if (err) {
+		if (r.jfd >= 0)
+			close(r.jfd);
+		return err;
+	}
+	err = merge__write(m, &r, out, opts);
+	if (r.jfd >= 0)
+		close(r.jfd);
 	if (!err && opts->fault.kill_unnamed)
 		raise(SIGKILL);
 	if (!err) {
 		err = merge__name_output(m);
 		if (err)
-			merge__error(m, "cannot name the merged file %s: %s", tmp, strerror(-err));
+			merge__error(m, "cannot name the merged file %s: %s", r.tmp, strerror(-err));
 	}
 	if (close(m->fd) < 0 && !err)
 		err = -errno;
-	/*
-	 * Inputs given back: once tmp is the output, the journal could only
-	 * resume the merge without its partial output, so it says first that
-	 * tmp is whole.
-	 */
-	if (!err && m->given) {
-		err = merge__mark_journal(journal, MJ_FINISHED);
-		if (err)
-			merge__error(m, "cannot mark %s finished: %s", journal, strerror(-err));
-		finished = !err;
-	}
-	if (!err && rename(tmp, out) < 0) {
-		err = -errno;
-		merge__error(m, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
-	}
-	if (!err) {
-		if (m->given || jfd >= 0)
-			merge__remove_consumed(m, journal, out, &old, opts);
-		else if (m->journal)
-			unlink(journal);
-		mpartial__exit(&old);
-		return 0;
-	}
-	mpartial__exit(&old);
-	if (m->errlen && !m->err[0])
-		merge__error(m, "cannot merge %s into %s: %s", m->dir, out, strerror(-err));
-	if (m->given) {
-		/* what left the inputs is in tmp: both stay for merge__resume() */
-		size_t n = strlen(m->err);
-
-		if (n < m->errlen && finished)
-			snprintf(m->err + n, m->errlen - n, " (the merged file is %s: rename "
-				 "it to %s, then remove %s)", tmp, out, m->dir);
-		else if (n < m->errlen)
-			snprintf(m->err + n, m->errlen - n, " (the merged part is in %s, and "
-				 "%s/" MERGE_JOURNAL " says what is where: 'precord merge %s' "
-				 "finishes the merge)", tmp, m->dir, m->dir);
-		return err;
-	}
-	if (m->tmp_named)
-		unlink(tmp);
-	if (m->journal)
-		unlink(journal);
+	if (!err)
+		err = merge__rename_output(m, &r, out);
+	if (!err && (m->given || r.resume))
+		merge__remove_consumed(m, r.journal, out, &r.old, opts);
+	else if (!err && m->journal)
+		unlink(r.journal);
+	else if (err)
+		merge__fail(m, &r, out, err);
+	mpartial__exit(&r.old);
 	return err;
 }
 
