@@ -59,6 +59,7 @@
 #include "precord/control.h"
 #include "precord/output.h"
 #include "precord/pipe.h"
+#include "precord/status.h"
 #include "wq.h"
 
 #define EXIT_USAGE	129
@@ -133,6 +134,7 @@ struct record {
 	u64			kept_samples;	/* after a write error: the samples in the files */
 	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
+	struct status		status;		/* the live line on a terminal */
 	int			full_argc;
 	const char		**full_argv;
 };
@@ -1656,6 +1658,7 @@ static int record__switch(struct record *rec)
 	int err;
 
 	rec->switch_due = false;
+	status__clear(&rec->status);	/* the switch's messages start on a clean line */
 	snprintf(next, sizeof(next), "%s.next", rec->staging);
 	if (mkdir(next, 0700) < 0) {
 		err = -errno;
@@ -1794,6 +1797,7 @@ static bool record__control(struct record *rec)
 	int ret;
 
 	while ((ret = control__read(&rec->ctl, &msg)) > 0) {
+		status__clear(&rec->status);
 		record__control_cmd(rec, &msg);
 		if (control_cmd__is_acked(msg.cmd) && control__ack(&rec->ctl) && rec->opts.verbose)
 			fprintf(stderr, "precord: control: cannot write the ack\n");
@@ -1821,6 +1825,7 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	if (*enable_at && now >= *enable_at) {
 		evlist__enable(rec->evlist);
 		*enable_at = 0;
+		status__clear(&rec->status);
 		if (!rec->opts.quiet)
 			fprintf(stderr, "precord: events enabled after %d ms\n", rec->opts.delay_ms);
 	}
@@ -1840,12 +1845,35 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	return timeout;
 }
 
+/* The status line, from the counters the streaming threads publish. */
+static void record__status(struct record *rec, u64 now)
+{
+	struct status_counts c = { 0 };
+	int i;
+
+	if (!rec->status.on)
+		return;
+	for (i = 0; i < rec->streams.nr; i++) {
+		struct stream_live live;
+
+		if (!rec->streams.s[i].nr_rings)
+			continue;
+		stream__read_live(&rec->streams.s[i], &live);
+		c.bytes += live.bytes;
+		c.samples += live.samples;
+		c.lost += live.lost;
+		c.threads++;
+	}
+	status__tick(&rec->status, now, &c);
+}
+
 /*
  * Wait until the workload ends, a signal comes, the stream threads stop,
  * or "stop" comes on the control channel; meanwhile start new output files
- * (--switch-output) and carry out control commands.
+ * (--switch-output), carry out control commands and, on a terminal, keep
+ * the status line.
  */
-static void record__wait(struct record *rec)
+static void record__wait_loop(struct record *rec)
 {
 	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_OUT, P_NR };
 	struct pollfd pfd[P_NR] = {
@@ -1861,8 +1889,10 @@ static void record__wait(struct record *rec)
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = record__timers(rec, &enable_at);
-		u64 v;
+		u64 v, now = now_ms();
 
+		record__status(rec, now);
+		timeout = status__timeout(&rec->status, now, timeout);
 		if (rec->write_error || rec->stop_requested)
 			return;
 		if (rec->wl.pid > 0 && workload__poll_exit(&rec->wl))
@@ -1893,6 +1923,13 @@ static void record__wait(struct record *rec)
 			return;
 		}
 	}
+}
+
+static void record__wait(struct record *rec)
+{
+	status__init(&rec->status, STDERR_FILENO, rec->opts.quiet, now_ms());
+	record__wait_loop(rec);
+	status__clear(&rec->status);
 }
 
 /*
