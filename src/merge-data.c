@@ -12,7 +12,7 @@
  * (merge__local_tracing()). HEADER_AUXTRACE's file offsets are refused.
  *
  * Data flow: the file → header__read(), header__read_attrs() → m->hdr,
- * m->attrs, m->clock; header__read_payloads() or header__read_ahead() →
+ * m->attrs, m->clock (src/sample.c); header__read_payloads() or header__read_ahead() →
  * m->feats; the data section's bounds → m->data, read by merge-input.c.
  */
 #include <errno.h>
@@ -52,11 +52,31 @@ static int merge__check_feats(struct merge *m)
 	return 0;
 }
 
+/* Where each attr's records keep their id and time; 0, -EINVAL (no attr) or -ENOMEM. */
+int merge__sample_attrs(struct sample_attrs *sa, const struct header_attrs *attrs)
+{
+	int a, i;
+	u64 j;
+
+	*sa = (struct sample_attrs){ 0 };
+	if (!attrs->nr)
+		return -EINVAL;
+	for (a = 0; a < attrs->nr; a++) {
+		i = sample_attrs__add(sa, &attrs->entries[a].attr);
+		if (i < 0)
+			return i;
+		for (j = 0; j < attrs->entries[a].nr_ids; j++)
+			if (sample_attrs__add_id(sa, i, attrs->entries[a].ids[j]))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
 static int merge__read_attrs(struct merge *m, int fd)
 {
 	int err = header__read_attrs(fd, &m->hdr, &m->attrs);
 
-	return err ? err : mclock__init(&m->clock, &m->attrs);
+	return err ? err : merge__sample_attrs(&m->clock, &m->attrs);
 }
 
 /*

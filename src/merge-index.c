@@ -31,7 +31,7 @@
 /* What the streaming threads note as they write: one walk per data.N. */
 struct merge_index {
 	struct header_attrs	attrs;
-	struct mclock		clock;
+	struct sample_attrs	clock;
 	int			nr_files;
 	struct mwalk		*files;
 };
@@ -48,7 +48,7 @@ static bool mwalk__note(struct mwalk *w, const u8 *rec, const struct perf_event_
 		w->end += h->size;
 		return true;
 	}
-	t = mclock__time(w->clock, rec);
+	t = sample_attrs__time(w->clock, rec);
 	if (h->type >= PERF_RECORD_USER_TYPE_START || !t || t == ~0ULL) {
 		w->plain = false;	/* COMPRESSED, AUXTRACE, no time */
 		return false;
@@ -109,7 +109,7 @@ struct merge_index *merge_index__new(const char *dir, int nr_files, u64 chunk)
 	if (fd >= 0)
 		close(fd);
 	if (!err)
-		err = mclock__init(&idx->clock, &idx->attrs);
+		err = merge__sample_attrs(&idx->clock, &idx->attrs);
 	idx->files = err || nr_files < 1 ? NULL : calloc((size_t)nr_files, sizeof(*idx->files));
 	if (!idx->files) {
 		merge_index__delete(idx);
@@ -132,7 +132,7 @@ void merge_index__delete(struct merge_index *idx)
 	for (i = 0; i < idx->nr_files; i++)
 		free(idx->files[i].chunks);
 	free(idx->files);
-	mclock__exit(&idx->clock);
+	sample_attrs__exit(&idx->clock);
 	header_attrs__exit(&idx->attrs);
 	free(idx);
 }

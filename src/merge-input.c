@@ -356,7 +356,7 @@ int mstream__read(struct merge *m, struct mstream *s, struct wrec *r)
 		}
 		break;
 	}
-	r->time = mclock__time(&m->clock, wrec__data(s, r));
+	r->time = sample_attrs__time(&m->clock, wrec__data(s, r));
 	return 1;
 }
 

@@ -36,6 +36,7 @@
 #include "precord/header.h"
 #include "precord/compress.h"
 #include "precord/writer.h"
+#include "precord/sample.h"
 
 #define MERGE_ROUND_BYTES	(4ULL << 20)	/* default FINISHED_ROUND spacing */
 #define MERGE_WINDOW		64		/* records a stream holds to undo inversions */
@@ -57,28 +58,6 @@
 #define MERGE_MAX_RECORD	65536ULL	/* header.size is a u16 */
 
 #define HDR_SIZE		sizeof(struct perf_event_header)
-
-/* Where one attr's records keep their time. */
-struct mattr {
-	int	time_idx;	/* u64 index of TIME in a sample's body, -1: none */
-	int	time_back;	/* TIME is body[n - time_back] in other kernel records, 0: none */
-};
-
-struct id_slot {
-	u64	id;
-	int	attr;		/* -1: empty slot */
-};
-
-/* The time of a record, from the attrs of DIR/data: mclock__time(). */
-struct mclock {
-	int			nr_attrs;
-	struct mattr		*mattrs;
-	struct id_slot		*ids;
-	u64			ids_mask;
-	int			id_pos;		/* u64 index of the id in a sample, -1: none */
-	int			is_pos;		/* the id is body[n - is_pos] elsewhere, -1: none */
-	bool			sample_id_all;
-};
 
 /* A record held in a stream's window. */
 struct wrec {
@@ -127,7 +106,7 @@ struct merge {
 	/* I: from DIR/data, read-only while merging */
 	struct perf_file_header	hdr;
 	struct header_attrs	attrs;
-	struct mclock		clock;
+	struct sample_attrs	clock;		/* where each record's id and time are */
 	struct header_payload	*feats;
 	int			nr_feats;
 	bool			data_unfinished;	/* data size 0, no features: killed */
@@ -214,12 +193,10 @@ static inline u64 load_u64(const u8 *p)
 
 /* merge.c */
 void merge__error(struct merge *m, const char *fmt, ...);
-int mclock__init(struct mclock *c, const struct header_attrs *attrs);
-void mclock__exit(struct mclock *c);
-u64 mclock__time(const struct mclock *c, const u8 *rec);
 int merge__kernel_records(struct merge *m);
 
 /* merge-data.c */
+int merge__sample_attrs(struct sample_attrs *sa, const struct header_attrs *attrs);
 int merge__open_data(struct merge *m);
 
 /* merge-input.c */
@@ -263,7 +240,7 @@ struct mchunk {
 
 /* The chunks of one file, from a walk over its records or from the index. */
 struct mwalk {
-	const struct mclock	*clock;
+	const struct sample_attrs *clock;
 	const struct mfile	*f;
 	u64			chunk;		/* input bytes a chunk covers */
 	struct mchunk		*chunks;

@@ -86,7 +86,7 @@ static int mwalk__cut(const struct mwalk *w, u64 t, u64 *pos, u64 *kbytes)
 	while (p < stop) {
 		memcpy(&h, f->map + p, sizeof(h));
 		if (h.type != PERF_RECORD_FINISHED_ROUND) {
-			rt = mclock__time(w->clock, f->map + p);
+			rt = sample_attrs__time(w->clock, f->map + p);
 			if (!found && rt >= t) {
 				found = true;
 				*pos = p;

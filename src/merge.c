@@ -47,7 +47,8 @@
  * last of a sample_id trailer; else PERF_SAMPLE_ID's place), the only evsel
  * when there is one, the first one for id 0 or no id at all; then TIME at
  * that evsel's position in the sample, or in the sample_id trailer of other
- * kernel records. User records and records without a time sort as time 0.
+ * kernel records (sample_attrs__time(), src/sample.c). User records and
+ * records without a time sort as time 0.
  *
  * In parallel: with several CPUs and enough records, the kernel records are
  * split by time into one part per CPU, merged at once into ranges of the
@@ -92,170 +93,6 @@ void merge__error(struct merge *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m->err, m->errlen, fmt, ap);
 	va_end(ap);
-}
-
-/* ---- the attrs: which evsel a record belongs to, where its time is ---- */
-
-static int sample_type__count(u64 type, u64 bits)
-{
-	return __builtin_popcountll(type & bits);
-}
-
-static void mattr__init(struct mattr *ma, const struct perf_event_attr *attr)
-{
-	u64 t = attr->sample_type;
-
-	ma->time_idx = -1;
-	ma->time_back = 0;
-	if (!(t & PERF_SAMPLE_TIME))
-		return;
-	ma->time_idx = sample_type__count(t, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-					  PERF_SAMPLE_TID);
-	/* trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
-	if (attr->sample_id_all)
-		ma->time_back = 1 + sample_type__count(t, PERF_SAMPLE_IDENTIFIER |
-						       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-						       PERF_SAMPLE_CPU);
-}
-
-/* perf's __perf_evsel__calc_id_pos() and __perf_evsel__calc_is_pos(). */
-static void mclock__id_positions(struct mclock *c, u64 t)
-{
-	c->id_pos = -1;
-	c->is_pos = -1;
-	if (t & PERF_SAMPLE_IDENTIFIER) {
-		c->id_pos = 0;
-		c->is_pos = 1;
-	} else if (t & PERF_SAMPLE_ID) {
-		c->id_pos = sample_type__count(t, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-					       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
-		c->is_pos = 1 + sample_type__count(t, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
-	}
-}
-
-static u64 id__hash(u64 id)
-{
-	return id * 0x9e3779b97f4a7c15ULL;
-}
-
-static int mclock__build_ids(struct mclock *c, const struct header_attrs *attrs)
-{
-	u64 nr = 0, size = 16, i, j;
-	int a;
-
-	for (a = 0; a < attrs->nr; a++)
-		nr += attrs->entries[a].nr_ids;
-	while (size < 2 * nr)
-		size *= 2;
-	c->ids = malloc(sizeof(*c->ids) * size);
-	if (!c->ids)
-		return -ENOMEM;
-	for (i = 0; i < size; i++)
-		c->ids[i].attr = -1;
-	c->ids_mask = size - 1;
-	for (a = 0; a < attrs->nr; a++) {
-		const struct header_attr *ha = &attrs->entries[a];
-
-		for (j = 0; j < ha->nr_ids; j++) {
-			i = id__hash(ha->ids[j]) & c->ids_mask;
-			while (c->ids[i].attr >= 0 && c->ids[i].id != ha->ids[j])
-				i = (i + 1) & c->ids_mask;
-			c->ids[i] = (struct id_slot){ ha->ids[j], a };
-		}
-	}
-	return 0;
-}
-
-/* Where each attr's records keep their id and time; 0, -EINVAL (no attr) or -ENOMEM. */
-int mclock__init(struct mclock *c, const struct header_attrs *attrs)
-{
-	int i;
-
-	*c = (struct mclock){ 0 };
-	if (!attrs->nr)
-		return -EINVAL;
-	c->mattrs = calloc((size_t)attrs->nr, sizeof(*c->mattrs));
-	if (!c->mattrs)
-		return -ENOMEM;
-	c->nr_attrs = attrs->nr;
-	for (i = 0; i < attrs->nr; i++)
-		mattr__init(&c->mattrs[i], &attrs->entries[i].attr);
-	mclock__id_positions(c, attrs->entries[0].attr.sample_type);
-	c->sample_id_all = attrs->entries[0].attr.sample_id_all;
-	return mclock__build_ids(c, attrs);
-}
-
-void mclock__exit(struct mclock *c)
-{
-	free(c->mattrs);
-	free(c->ids);
-	*c = (struct mclock){ 0 };
-}
-
-static int mclock__id2attr(const struct mclock *c, u64 id)
-{
-	u64 i = id__hash(id) & c->ids_mask;
-
-	while (c->ids[i].attr >= 0) {
-		if (c->ids[i].id == id)
-			return c->ids[i].attr;
-		i = (i + 1) & c->ids_mask;
-	}
-	return -1;
-}
-
-/* The attr index of a record (evlist__event2evsel()), -1 when unknown. */
-static int mclock__attr_of(const struct mclock *c, const struct perf_event_header *h,
-			   const u8 *body, u64 n)
-{
-	u64 id;
-
-	if (c->nr_attrs == 1)
-		return 0;
-	if (h->type != PERF_RECORD_SAMPLE && !c->sample_id_all)
-		return 0;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		if (c->id_pos < 0)
-			return 0;
-		if ((u64)c->id_pos >= n)
-			return -1;
-		id = load_u64(body + 8 * (u64)c->id_pos);
-	} else {
-		if (c->is_pos < 0)
-			return 0;
-		if ((u64)c->is_pos > n)
-			return -1;
-		id = load_u64(body + 8 * (n - (u64)c->is_pos));
-	}
-	return id ? mclock__id2attr(c, id) : 0;
-}
-
-/*
- * A record's time, 0 when it has none (perf delivers those unsorted). rec
- * may be unaligned (perf does not pad COMPRESSED records to 8 bytes, so
- * the records after one are not): its header is read by copy.
- */
-u64 mclock__time(const struct mclock *c, const u8 *rec)
-{
-	const u8 *body = rec + HDR_SIZE;
-	struct perf_event_header h;
-	const struct mattr *ma;
-	u64 n;
-	int a;
-
-	memcpy(&h, rec, sizeof(h));
-	n = (h.size - HDR_SIZE) / 8;
-	if (h.type >= PERF_RECORD_USER_TYPE_START)
-		return 0;
-	a = mclock__attr_of(c, &h, body, n);
-	if (a < 0)
-		return 0;
-	ma = &c->mattrs[a];
-	if (h.type == PERF_RECORD_SAMPLE)
-		return ma->time_idx >= 0 && (u64)ma->time_idx < n ?
-		       load_u64(body + 8 * (u64)ma->time_idx) : 0;
-	return ma->time_back && (u64)ma->time_back <= n ?
-	       load_u64(body + 8 * (n - (u64)ma->time_back)) : 0;
 }
 
 /* ---- the merge ---- */
@@ -396,7 +233,7 @@ static void merge__exit(struct merge *m)
 	mstream__exit(&m->data);
 	free(m->streams);
 	free(m->heap);
-	mclock__exit(&m->clock);
+	sample_attrs__exit(&m->clock);
 	header_attrs__exit(&m->attrs);
 	header_payloads__free(m->feats, m->nr_feats);
 	zcomp__delete(m->zc);

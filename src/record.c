@@ -59,6 +59,7 @@
 #include "precord/control.h"
 #include "precord/output.h"
 #include "precord/pipe.h"
+#include "precord/sample.h"
 #include "precord/status.h"
 #include "wq.h"
 
@@ -893,33 +894,23 @@ static int record__write_lost_samples(struct record *rec)
 		for (c = 0; c < evsel->nr_cpus; c++) {
 			for (t = 0; t < evsel->nr_threads; t++) {
 				struct perf_event_header *h = (void *)buf;
-				u64 lost = 0, *p = (u64 *)(buf + sizeof(*h));
-				u32 *pair;
+				struct sample_id sid = {
+					.pid = (u32)evlist->threads->map[t],
+					.tid = (u32)evlist->threads->map[t],
+					.id = evsel->ids[c * evsel->nr_threads + t],
+					.cpu = (u32)evlist->cpus->map[c].cpu,
+				};
+				u64 lost = 0;
+				size_t size = sizeof(*h) + sizeof(lost);
 
 				if (evsel__read_lost(evsel, c, t, &lost) || !lost)
 					continue;
 				rec->lost_samples += lost;
-				*p++ = lost;
-				if (st & PERF_SAMPLE_TID) {
-					pair = (u32 *)p++;
-					pair[0] = pair[1] = (u32)evlist->threads->map[t];
-				}
-				if (st & PERF_SAMPLE_TIME)
-					*p++ = 0;
-				if (st & PERF_SAMPLE_ID)
-					*p++ = evsel->ids[c * evsel->nr_threads + t];
-				if (st & PERF_SAMPLE_STREAM_ID)
-					*p++ = evsel->ids[c * evsel->nr_threads + t];
-				if (st & PERF_SAMPLE_CPU) {
-					pair = (u32 *)p++;
-					pair[0] = (u32)evlist->cpus->map[c].cpu;
-					pair[1] = 0;
-				}
-				if (st & PERF_SAMPLE_IDENTIFIER)
-					*p++ = evsel->ids[c * evsel->nr_threads + t];
+				memcpy(buf + sizeof(*h), &lost, sizeof(lost));
+				size += sample_id__write(buf + size, st, &sid);
 				h->type = PERF_RECORD_LOST_SAMPLES;
 				h->misc = 0;
-				h->size = (u16)((unsigned char *)p - buf);
+				h->size = (u16)size;
 				err = writer__write(&rec->writer, buf, h->size);
 				if (err)
 					return err;
@@ -1154,19 +1145,9 @@ static u64 now_ms(void)
 
 static size_t sample_time_offset(const struct evlist *evlist)
 {
-	struct evsel *evsel = evlist__first(evlist);
-	u64 st = evsel->attr.sample_type;
-	size_t off = sizeof(struct perf_event_header);
+	int pos = sample__time_pos(evlist__first(evlist)->attr.sample_type);
 
-	if (!(st & PERF_SAMPLE_TIME))
-		return 0;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		off += 8;
-	if (st & PERF_SAMPLE_IP)
-		off += 8;
-	if (st & PERF_SAMPLE_TID)
-		off += 8;
-	return off;
+	return pos < 0 ? 0 : sizeof(struct perf_event_header) + 8 * (size_t)pos;
 }
 
 static double file_mb(const char *path)

@@ -45,6 +45,7 @@
 
 #include "precord/report.h"
 #include "precord/compress.h"
+#include "precord/sample.h"
 #include "precord/loss-svg.h"
 
 #define READ_CHUNK		(4u << 20)	/* bytes per read(); holds any record */
@@ -58,28 +59,7 @@
 #define MAX_CPU			(1 << 16)
 #define MAX_ATTRS_BYTES		(64u << 20)	/* sanity bound on the attrs and ids */
 #define HDR_SIZE		sizeof(struct perf_event_header)
-#define CPU_UNKNOWN		INT_MIN		/* id not (yet) in an ID_INDEX */
 #define EXIT_USAGE		129
-
-struct rd_evsel {
-	u64	sample_type;
-	bool	sample_id_all;
-	bool	indexed;	/* its records carry ids and ID_INDEX gives their CPUs */
-};
-
-struct id_slot {
-	u64	id;
-	int	evsel;		/* index in rd->evsels, -1: unknown */
-	int	cpu;		/* from ID_INDEX, CPU_UNKNOWN before */
-	int	tid;
-	bool	used;
-};
-
-struct id_map {
-	struct id_slot	*slots;
-	size_t		cap;	/* power of two */
-	size_t		nr;
-};
 
 struct cpu_acc {
 	u64	samples, lost_records, lost, lost_samples, records;
@@ -119,9 +99,8 @@ struct reader {
 	size_t			errlen;
 	struct loss_report	*r;
 	const struct input	*in;	/* the file being streamed, for messages */
-	struct rd_evsel		*evsels;
-	int			nr_evsels;
-	struct id_map		ids;
+	struct sample_attrs	attrs;		/* the evsels, and the id map: id → evsel, CPU, tid */
+	bool			*indexed;	/* per evsel: its records carry ids, ID_INDEX their CPUs */
 	struct cpu_acc		*acc;	/* acc[cpu + 1] */
 	int			nr_acc;
 	struct lost_ev		*lost;
@@ -182,91 +161,25 @@ static int reader__bad_record(struct reader *rd, const char *type, const char *f
 			    in->rec_off, in->name, why);
 }
 
-/* ---- the id map: id → evsel, CPU, tid --------------------------------- */
-
-static size_t id_hash(u64 id)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id;
-}
-
-static struct id_slot *id_map__find(const struct id_map *m, u64 id)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	for (i = id_hash(id) & (m->cap - 1); m->slots[i].used; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].id == id)
-			return &m->slots[i];
-	return NULL;
-}
-
-static struct id_slot *id_map__place(struct id_map *m, u64 id)
-{
-	size_t i = id_hash(id) & (m->cap - 1);
-
-	while (m->slots[i].used && m->slots[i].id != id)
-		i = (i + 1) & (m->cap - 1);
-	return &m->slots[i];
-}
-
-static int id_map__grow(struct id_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64, i;
-	struct id_map n = { .cap = cap, .nr = m->nr };
-
-	n.slots = calloc(cap, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (i = 0; i < m->cap; i++)
-		if (m->slots[i].used)
-			*id_map__place(&n, m->slots[i].id) = m->slots[i];
-	free(m->slots);
-	*m = n;
-	return 0;
-}
-
-/* The slot of id, created (evsel -1, CPU unknown) when new; NULL: -ENOMEM. */
-static struct id_slot *id_map__get(struct id_map *m, u64 id)
-{
-	struct id_slot *s = id_map__find(m, id);
-
-	if (s)
-		return s;
-	if ((m->nr + 1) * 2 > m->cap && id_map__grow(m))
-		return NULL;
-	s = id_map__place(m, id);
-	*s = (struct id_slot){ .id = id, .evsel = -1, .cpu = CPU_UNKNOWN, .tid = -1, .used = true };
-	m->nr++;
-	return s;
-}
-
 /* ---- evsels ------------------------------------------------------------ */
 
 static int reader__add_evsel(struct reader *rd, const struct perf_event_attr *attr,
 			     const u8 *ids, u64 nr_ids)
 {
-	struct rd_evsel *ev = realloc(rd->evsels, sizeof(*ev) * (size_t)(rd->nr_evsels + 1));
+	bool *indexed = realloc(rd->indexed, sizeof(*indexed) * (size_t)(rd->attrs.nr + 1));
+	int ev;
 	u64 i;
 
-	if (!ev)
+	if (!indexed)
 		return -ENOMEM;
-	rd->evsels = ev;
-	ev[rd->nr_evsels] = (struct rd_evsel){
-		.sample_type	= attr->sample_type,
-		.sample_id_all	= attr->sample_id_all,
-	};
-	for (i = 0; i < nr_ids; i++) {
-		struct id_slot *s = id_map__get(&rd->ids, get_u64(ids + 8 * i));
-
-		if (!s)
+	rd->indexed = indexed;
+	indexed[rd->attrs.nr] = false;
+	ev = sample_attrs__add(&rd->attrs, attr);
+	if (ev < 0)
+		return ev;
+	for (i = 0; i < nr_ids; i++)
+		if (sample_attrs__add_id(&rd->attrs, ev, get_u64(ids + 8 * i)))
 			return -ENOMEM;
-		s->evsel = rd->nr_evsels;
-	}
-	rd->nr_evsels++;
 	return 0;
 }
 
@@ -277,60 +190,22 @@ static void attr__load(struct perf_event_attr *attr, const u8 *p, size_t size)
 	memcpy(attr, p, size < sizeof(*attr) ? size : sizeof(*attr));
 }
 
-static bool evsel__has_ids(const struct rd_evsel *ev)
+static bool evsel__has_ids(u64 sample_type)
 {
-	return ev->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER);
-}
-
-/* Where the id is in a sample, in u64 after the header; -1: none (perf's id_pos). */
-static int sample_id_pos(u64 st)
-{
-	int pos = 0;
-
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & PERF_SAMPLE_ID))
-		return -1;
-	pos += !!(st & PERF_SAMPLE_IP);
-	pos += !!(st & PERF_SAMPLE_TID);
-	pos += !!(st & PERF_SAMPLE_TIME);
-	pos += !!(st & PERF_SAMPLE_ADDR);
-	return pos;
-}
-
-/* Where the id is in a sample_id trailer, in u64 from the end (1 = last); -1: none. */
-static int trailer_id_pos(u64 st)
-{
-	int pos = 1;
-
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PERF_SAMPLE_ID))
-		return -1;
-	pos += !!(st & PERF_SAMPLE_CPU);
-	pos += !!(st & PERF_SAMPLE_STREAM_ID);
-	return pos;
-}
-
-static size_t trailer_size(u64 st)
-{
-	u64 bits = st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
-
-	return 8 * (size_t)__builtin_popcountll(bits);
+	return sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER);
 }
 
 /* perf's evlist__event2evsel: one evsel is always it; else by id; else the first. */
 static int reader__evsel_by_id(struct reader *rd, bool has_id, u64 id, bool *unknown)
 {
-	struct id_slot *s;
+	struct id_entry *s;
 
 	*unknown = false;
-	if (rd->nr_evsels <= 1 || !has_id)
-		return rd->nr_evsels ? 0 : -1;
-	s = id_map__find(&rd->ids, id);
-	if (s && s->evsel >= 0 && s->evsel < rd->nr_evsels)
-		return s->evsel;
+	if (rd->attrs.nr <= 1 || !has_id)
+		return rd->attrs.nr ? 0 : -1;
+	s = id_map__find(&rd->attrs.ids, id);
+	if (s && s->attr >= 0 && s->attr < rd->attrs.nr)
+		return s->attr;
 	*unknown = true;
 	return 0;
 }
@@ -352,96 +227,50 @@ static void info__set_cpu(struct rec_info *ri, u32 cpu)
 	ri->cpu = cpu < MAX_CPU ? (int)cpu : -1;
 }
 
-static const u8 *skip_if(const u8 *p, u64 st, u64 bit)
+/* What sample.c read of a record, as this reader takes it. */
+static void info__set_fields(struct rec_info *ri, const struct sample_fields *f)
 {
-	return st & bit ? p + 8 : p;
-}
-
-/* The fields of a sample before its variable part: time, id, CPU. */
-static void sample__parse(const u8 *rec, size_t size, u64 st, struct rec_info *ri)
-{
-	const u8 *p = rec + HDR_SIZE, *end = rec + size;
-
-	if ((st & PERF_SAMPLE_IDENTIFIER) && p + 8 <= end) {
-		ri->id = get_u64(p);
+	if (f->has_id) {
+		ri->id = f->id;
 		ri->has_id = true;
 	}
-	p = skip_if(p, st, PERF_SAMPLE_IDENTIFIER);
-	p = skip_if(p, st, PERF_SAMPLE_IP);
-	p = skip_if(p, st, PERF_SAMPLE_TID);
-	if ((st & PERF_SAMPLE_TIME) && p + 8 <= end)
-		info__set_time(ri, get_u64(p));
-	p = skip_if(p, st, PERF_SAMPLE_TIME);
-	p = skip_if(p, st, PERF_SAMPLE_ADDR);
-	if ((st & PERF_SAMPLE_ID) && !ri->has_id && p + 8 <= end) {
-		ri->id = get_u64(p);
-		ri->has_id = true;
-	}
-	p = skip_if(p, st, PERF_SAMPLE_ID);
-	p = skip_if(p, st, PERF_SAMPLE_STREAM_ID);
-	if ((st & PERF_SAMPLE_CPU) && p + 4 <= end)
-		info__set_cpu(ri, get_u32(p));
-}
-
-/* The sample_id trailer of a non-sample record whose own fields take `body` bytes. */
-static void trailer__parse(const u8 *rec, size_t size, size_t body, u64 st, struct rec_info *ri)
-{
-	size_t n = trailer_size(st);
-	const u8 *p;
-
-	if (size < HDR_SIZE + body + n)
-		return;
-	p = rec + size - n;
-	if (st & PERF_SAMPLE_TID)
-		p += 8;
-	if (st & PERF_SAMPLE_TIME) {
-		info__set_time(ri, get_u64(p));
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		ri->id = get_u64(p);
-		ri->has_id = true;
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID)
-		p += 8;
-	if (st & PERF_SAMPLE_CPU) {
-		info__set_cpu(ri, get_u32(p));
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		ri->id = get_u64(p);
-		ri->has_id = true;
-	}
+	if (f->has_time)
+		info__set_time(ri, f->time);
+	if (f->has_cpu)
+		info__set_cpu(ri, f->cpu);
 }
 
 static void reader__parse_sample(struct reader *rd, const u8 *rec, size_t size,
 				 struct rec_info *ri)
 {
-	int pos = rd->nr_evsels ? sample_id_pos(rd->evsels[0].sample_type) : -1;
-	bool has_id = pos >= 0 && HDR_SIZE + 8 * (size_t)(pos + 1) <= size;
-	bool unknown;
+	struct sample_fields f = { 0 };
+	bool has_id, unknown;
+	u64 id = 0;
 
-	ri->evsel = reader__evsel_by_id(rd, has_id, has_id ? get_u64(rec + HDR_SIZE + 8 * pos) : 0,
-					&unknown);
+	has_id = sample_attrs__record_id(&rd->attrs, rec, size, 0, &id) > 0;
+	ri->evsel = reader__evsel_by_id(rd, has_id, id, &unknown);
 	if (unknown)
 		rd->r->unknown_id++;
-	if (ri->evsel >= 0)
-		sample__parse(rec, size, rd->evsels[ri->evsel].sample_type, ri);
+	if (ri->evsel < 0)
+		return;
+	sample__read_fields(rec, size, rd->attrs.attr[ri->evsel].sample_type, &f);
+	info__set_fields(ri, &f);
 }
 
+/* A record other than a sample, whose own fields take `body` bytes. */
 static void reader__parse_other(struct reader *rd, const u8 *rec, size_t size, size_t body,
 				struct rec_info *ri)
 {
-	const struct rd_evsel *first = rd->nr_evsels ? &rd->evsels[0] : NULL;
-	int pos = first && first->sample_id_all ? trailer_id_pos(first->sample_type) : -1;
-	bool has_id = pos >= 0 && size >= HDR_SIZE + body + 8 * (size_t)pos;
-	bool unknown;
+	struct sample_fields f = { 0 };
+	bool has_id, unknown;
+	u64 id = 0;
 
-	ri->evsel = reader__evsel_by_id(rd, has_id, has_id ? get_u64(rec + size - 8 * pos) : 0,
-					&unknown);
-	if (ri->evsel >= 0 && rd->evsels[ri->evsel].sample_id_all)
-		trailer__parse(rec, size, body, rd->evsels[ri->evsel].sample_type, ri);
+	has_id = sample_attrs__record_id(&rd->attrs, rec, size, body, &id) > 0;
+	ri->evsel = reader__evsel_by_id(rd, has_id, id, &unknown);
+	if (ri->evsel < 0 || !rd->attrs.attr[ri->evsel].sample_id_all)
+		return;
+	sample_id__read_fields(rec, size, body, rd->attrs.attr[ri->evsel].sample_type, &f);
+	info__set_fields(ri, &f);
 }
 
 /*
@@ -450,13 +279,13 @@ static void reader__parse_other(struct reader *rd, const u8 *rec, size_t size, s
  */
 static int reader__cpu_of(struct reader *rd, const struct rec_info *ri, bool ids_first)
 {
-	const struct rd_evsel *ev = ri->evsel >= 0 ? &rd->evsels[ri->evsel] : NULL;
+	const struct sample_attr *ev = ri->evsel >= 0 ? &rd->attrs.attr[ri->evsel] : NULL;
 	int icpu = -1;
 
 	if (!ev)
 		return -1;
-	if (ev->indexed && ri->has_id) {
-		struct id_slot *s = id_map__find(&rd->ids, ri->id);
+	if (rd->indexed[ri->evsel] && ri->has_id) {
+		struct id_entry *s = id_map__find(&rd->attrs.ids, ri->id);
 
 		if (s && s->cpu >= 0 && s->cpu < MAX_CPU)
 			icpu = s->cpu;
@@ -622,17 +451,17 @@ static int reader__id_index(struct reader *rd, const u8 *rec, size_t size)
 					  nr, size);
 	for (i = 0; i < nr; i++) {
 		const u8 *e = rec + HDR_SIZE + 8 + entry * i;
-		struct id_slot *s = id_map__get(&rd->ids, get_u64(e));
+		struct id_entry *s = id_map__get(&rd->attrs.ids, get_u64(e));
 		u64 idx = get_u64(e + 8);
 
 		if (!s)
 			return -ENOMEM;
-		if (s->evsel < 0 && idx < (u64)rd->nr_evsels)
-			s->evsel = (int)idx;
+		if (s->attr < 0 && idx < (u64)rd->attrs.nr)
+			s->attr = (int)idx;
 		s->cpu = (int)(s32)get_u64(e + 16);
 		s->tid = (int)(s32)get_u64(e + 24);
-		if (s->evsel >= 0 && s->cpu >= 0 && evsel__has_ids(&rd->evsels[s->evsel]))
-			rd->evsels[s->evsel].indexed = true;
+		if (s->attr >= 0 && s->cpu >= 0 && evsel__has_ids(rd->attrs.attr[s->attr].sample_type))
+			rd->indexed[s->attr] = true;
 	}
 	return 0;
 }
@@ -1230,7 +1059,8 @@ static int ints__nr_distinct(int *vals, size_t n)
  */
 static int reader__nocpu_rings(struct reader *rd)
 {
-	int *vals = malloc(sizeof(int) * (rd->ids.nr ? rd->ids.nr : 1));
+	const struct id_map *ids = &rd->attrs.ids;
+	int *vals = malloc(sizeof(int) * (ids->nr ? ids->nr : 1));
 	bool by_cpu = false;
 	size_t i, n = 0;
 	int pass, rings;
@@ -1239,14 +1069,13 @@ static int reader__nocpu_rings(struct reader *rd)
 		return 1;
 	for (pass = 0; pass < 2 && !n; pass++) {
 		by_cpu = pass == 0;
-		for (i = 0; i < rd->ids.cap; i++) {
-			const struct id_slot *s = &rd->ids.slots[i];
-			const struct rd_evsel *ev;
+		for (i = 0; i < ids->cap; i++) {
+			const struct id_entry *s = &ids->slots[i];
 
-			if (!s->used || s->evsel < 0 || s->cpu == CPU_UNKNOWN)
+			if (!s->used || s->attr < 0 || s->cpu == ID_CPU_UNKNOWN)
 				continue;
-			ev = &rd->evsels[s->evsel];
-			if ((ev->sample_type & PERF_SAMPLE_CPU) || ev->indexed)
+			if ((rd->attrs.attr[s->attr].sample_type & PERF_SAMPLE_CPU) ||
+			    rd->indexed[s->attr])
 				continue;
 			if (by_cpu && s->cpu >= 0)
 				vals[n++] = s->cpu;
@@ -1454,8 +1283,8 @@ int loss_report__read(const char *path, struct loss_report *r, char *err, size_t
 		reader__fail(&rd, ret, "'%s': out of memory", path);
 out:
 	free(rd.buf);
-	free(rd.evsels);
-	free(rd.ids.slots);
+	sample_attrs__exit(&rd.attrs);
+	free(rd.indexed);
 	free(rd.acc);
 	free(rd.lost);
 	if (ret)

@@ -58,9 +58,9 @@
 #include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/threadmap.h"
+#include "precord/sample.h"
 #include "wq.h"
 
-#define ID_HDR_MAX	64	/* sample_id trailer: 6 u64 at most today */
 /* perf leaves room for the optional {machine_pid, vcpu} part of each entry. */
 #define ID_INDEX_MAX_NR	((UINT16_MAX - sizeof(struct perf_record_id_index)) / \
 			 (sizeof(struct id_index_entry) + 2 * sizeof(u64)))
@@ -72,14 +72,14 @@ struct synth {
 	synth_emit_fn		emit;
 	void			*ctx;
 	int			emit_err;	/* first emit failure: stops everything */
-	char			rec[sizeof(struct perf_record_mmap2) + ID_HDR_MAX]
+	char			rec[sizeof(struct perf_record_mmap2) + SAMPLE_ID_MAX]
 				__attribute__((aligned(8)));
 };
 
 static int synth__init(struct synth *s, const struct synth_opts *o,
 		       synth_emit_fn emit, void *ctx)
 {
-	if (!o || !emit || o->id_hdr_size % 8 || o->id_hdr_size > ID_HDR_MAX)
+	if (!o || !emit || o->id_hdr_size % 8 || o->id_hdr_size > SAMPLE_ID_MAX)
 		return -EINVAL;
 	s->o = o;
 	s->emit = emit;
