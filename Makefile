@@ -53,12 +53,16 @@ LDLIBS   += $(PKG_LIBS) -lrt -lpthread -lm
 DEPFLAGS  = -MMD -MP
 
 WQ_SRCS   := $(wildcard workqueue/*.c)
-LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRCS  := $(wildcard src/*.c)
+# The commands (builtin/builtin-*.c and their parts), as perf keeps its own
+# apart from util/; builtin/main.c picks one.
+CMD_SRCS  := $(filter-out builtin/main.c,$(wildcard builtin/*.c))
 TEST_SRCS := $(wildcard tests/test_*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
 WQ_OBJS   := $(WQ_SRCS:%.c=$(B)/%.o)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(B)/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 
@@ -78,7 +82,11 @@ $(B)/libprecord.a: $(LIB_OBJS)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/precord: $(B)/src/main.o $(B)/libprecord.a $(B)/libwq.a
+$(B)/libbuiltin.a: $(CMD_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/precord: $(B)/builtin/main.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -101,7 +109,7 @@ $(B)/%.o: %.c | $(B)/version.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/tests/%: $(B)/tests/%.o $(B)/libprecord.a $(B)/libwq.a
+$(B)/tests/%: $(B)/tests/%.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 

@@ -43,7 +43,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
-#include "precord/record.h"
+#include "precord/builtin.h"
 #include "precord/options.h"
 #include "precord/evlist.h"
 #include "precord/parse-events.h"

@@ -25,6 +25,7 @@
 #include <linux/magic.h>
 #include <cmocka.h>
 
+#include "precord/builtin.h"
 #include "precord/merge.h"
 #include "precord/merge-index.h"
 #include "precord/header.h"

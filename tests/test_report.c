@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "precord/builtin.h"
 #include "precord/report.h"
 #include "precord/header.h"
 #include "precord/evlist.h"

@@ -97,11 +97,4 @@ struct merge_stats {
 int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
 	       struct merge_stats *stats, char *err, size_t errlen);
 
-/*
- * `precord merge DIR [-o FILE] [-q] [-z[=N]]`, argv[0] = "merge". Default
- * FILE: DIR without its ".staging" suffix, or DIR.data. Returns the exit
- * status (0, 1 on failure, 129 for a bad command line).
- */
-int cmd_merge(int argc, char **argv);
-
 #endif /* PRECORD_MERGE_H */

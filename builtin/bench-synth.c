@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "precord/bench.h"
+#include "bench.h"
 #include "precord/synthesize.h"
 #include "precord/threadmap.h"
 #include "wq.h"

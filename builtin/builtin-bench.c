@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench.c — `precord bench`: the subcommand dispatcher and the evlist
+ * builtin-bench.c — `precord bench`: the subcommand dispatcher and the evlist
  * open/close benchmark (`perf bench internals evlist-open-close`).
  *
  * bench__evlist_open_close() builds an evlist as perf's benchmark does
@@ -30,7 +30,8 @@
 #include <unistd.h>
 
 #include "wq.h"
-#include "precord/bench.h"
+#include "precord/builtin.h"
+#include "bench.h"
 #include "precord/cpumap.h"
 #include "precord/evlist.h"
 #include "precord/parse-events.h"

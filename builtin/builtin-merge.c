@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "precord/builtin.h"
 #include "precord/merge.h"
 #include "precord/compress.h"
 
