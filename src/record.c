@@ -59,25 +59,16 @@
 #include "precord/control.h"
 #include "precord/output.h"
 #include "precord/pipe.h"
-#include "precord/sample.h"
 #include "precord/status.h"
+#include "precord/workload.h"
+#include "precord/sample.h"
 #include "wq.h"
 
 #define EXIT_USAGE	129
 #define DEFAULT_RT_PRIO	10	/* streaming threads: SCHED_FIFO, as `chrt -f 10` */
-#define EXIT_NOEXEC	127
 
 /* x86-64 user registers perf samples for DWARF unwinding (PERF_REGS_MASK without segments). */
 #define DWARF_REGS_MASK_X86_64	0xff0fffULL
-
-struct workload {
-	pid_t	pid;		/* -1: none */
-	int	go_fd;		/* write end: one byte lets the child exec */
-	int	err_fd;		/* read end: the child's errno when exec failed, EOF when it ran */
-	int	status;		/* from waitpid */
-	bool	exited;
-	int	exec_errno;
-};
 
 struct record {
 	struct record_opts	opts;
@@ -384,108 +375,6 @@ static int record__config(struct record *rec)
 		record__config_tracking(rec, evlist__first(rec->evlist));
 	}
 	return 0;
-}
-
-/* ---- the workload -------------------------------------------------------- */
-
-/*
- * Fork the command; it waits on a pipe until the events are ready, then
- * execs. A second, close-on-exec pipe carries errno back if exec fails.
- */
-static int workload__prepare(struct workload *wl, char **argv, const sigset_t *mask,
-			     bool stdout_is_stream)
-{
-	int go[2], errp[2];
-
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(errp, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return -errno;
-	}
-	wl->pid = fork();
-	if (wl->pid < 0) {
-		int err = -errno;
-
-		close(go[0]); close(go[1]); close(errp[0]); close(errp[1]);
-		return err;
-	}
-	if (wl->pid == 0) {
-		char c;
-		int e;
-
-		close(go[1]);
-		close(errp[0]);
-		sigprocmask(SIG_SETMASK, mask, NULL);
-		/* precord ignores SIGPIPE (a write error says it); the workload must not */
-		signal(SIGPIPE, SIG_DFL);
-		/* as perf: what the workload prints must not land in the stream */
-		if (stdout_is_stream && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(EXIT_NOEXEC);
-		if (read(go[0], &c, 1) != 1)
-			_exit(EXIT_NOEXEC);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(errp[1], &e, sizeof(e)) < 0)
-			_exit(EXIT_NOEXEC);
-		_exit(EXIT_NOEXEC);
-	}
-	close(go[0]);
-	close(errp[1]);
-	wl->go_fd = go[1];
-	wl->err_fd = errp[0];
-	return 0;
-}
-
-/* Let the child exec; returns 0 or the exec's -errno. */
-static int workload__start(struct workload *wl)
-{
-	char c = 'g';
-	int e = 0;
-	ssize_t n;
-
-	if (write(wl->go_fd, &c, 1) != 1)
-		return -errno;
-	close(wl->go_fd);
-	wl->go_fd = -1;
-	do {
-		n = read(wl->err_fd, &e, sizeof(e));
-	} while (n < 0 && errno == EINTR);
-	close(wl->err_fd);
-	wl->err_fd = -1;
-	if (n == sizeof(e)) {
-		wl->exec_errno = e;
-		return -e;
-	}
-	return 0;
-}
-
-static void workload__reap(struct workload *wl, bool kill_it)
-{
-	int status;
-
-	if (wl->pid <= 0 || wl->exited)
-		return;
-	if (kill_it)
-		kill(wl->pid, SIGTERM);
-	if (waitpid(wl->pid, &status, 0) == wl->pid) {
-		wl->status = status;
-		wl->exited = true;
-	}
-}
-
-static bool workload__poll_exit(struct workload *wl)
-{
-	int status;
-
-	if (wl->pid <= 0 || wl->exited)
-		return wl->exited;
-	if (waitpid(wl->pid, &status, WNOHANG) == wl->pid) {
-		wl->status = status;
-		wl->exited = true;
-	}
-	return wl->exited;
 }
 
 /* ---- opening ------------------------------------------------------------- */
@@ -882,49 +771,6 @@ static int record__synthesize(struct record *rec)
 	if (!err)
 		err = writer__flush(&rec->writer);
 	return err;
-}
-
-/*
- * PERF_FORMAT_LOST at exit → one LOST_SAMPLES per descriptor that lost any,
- * with that descriptor's id, cpu and tid in the sample_id trailer.
- */
-static int record__write_lost_samples(struct record *rec)
-{
-	struct evlist *evlist = rec->evlist;
-	struct evsel *evsel;
-	unsigned char buf[128];
-	int i, c, t, err;
-
-	evlist__for_each_evsel(evlist, evsel, i) {
-		u64 st = evsel->attr.sample_type;
-
-		for (c = 0; c < evsel->nr_cpus; c++) {
-			for (t = 0; t < evsel->nr_threads; t++) {
-				struct perf_event_header *h = (void *)buf;
-				struct sample_id sid = {
-					.pid = (u32)evlist->threads->map[t],
-					.tid = (u32)evlist->threads->map[t],
-					.id = evsel->ids[c * evsel->nr_threads + t],
-					.cpu = (u32)evlist->cpus->map[c].cpu,
-				};
-				u64 lost = 0;
-				size_t size = sizeof(*h) + sizeof(lost);
-
-				if (evsel__read_lost(evsel, c, t, &lost) || !lost)
-					continue;
-				rec->lost_samples += lost;
-				memcpy(buf + sizeof(*h), &lost, sizeof(lost));
-				size += sample_id__write(buf + size, st, &sid);
-				h->type = PERF_RECORD_LOST_SAMPLES;
-				h->misc = 0;
-				h->size = (u16)size;
-				err = writer__write(&rec->writer, buf, h->size);
-				if (err)
-					return err;
-			}
-		}
-	}
-	return 0;
 }
 
 /*
@@ -1971,7 +1817,7 @@ static int record__finish_last(struct record *rec)
 static int record__exit_status(struct record *rec, int err)
 {
 	if (rec->wl.exec_errno)
-		return EXIT_NOEXEC;
+		return WORKLOAD_EXIT_NOEXEC;
 	if (err)
 		return 1;
 	if (rec->stop_requested)
@@ -2170,7 +2016,8 @@ static int record__stop(struct record *rec)
 	if (record__all_hup(rec) && rec->wl.pid <= 0 && !rec->opts.quiet)
 		fprintf(stderr, "precord: every monitored thread has exited\n");
 	if (!rec->write_error) {
-		err = record__write_lost_samples(rec);
+		err = synthesize__lost_samples(rec->evlist, writer__sink, &rec->writer,
+					       &rec->lost_samples);
 		if (err)
 			rec->write_error = err;
 	}

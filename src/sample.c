@@ -3,7 +3,8 @@
  * sample.c — the layout of the records a perf event writes, for everyone
  * who writes or reads them: where a sample keeps its id and time for a
  * sample_type, the sample_id trailer (its size for evsel.c and
- * synthesize.c, written for record.c's LOST_SAMPLES, read by report.c),
+ * synthesize.c, written into synthesize.c's LOST_SAMPLES, read by
+ * report.c),
  * and which attr a record belongs to, by the id map (merge.c orders
  * records by the time this finds).
  *

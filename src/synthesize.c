@@ -2,7 +2,8 @@
 /*
  * synthesize.c — the records perf record writes before the kernel's stream
  * to describe what already runs: FORK/COMM/MMAP2 of tasks read from /proc,
- * the kernel and module maps, ID_INDEX, FINISHED_INIT/FINISHED_ROUND.
+ * the kernel and module maps, ID_INDEX, LOST_SAMPLES at the end,
+ * FINISHED_INIT/FINISHED_ROUND.
  *
  * Data flow: each public function builds one record at a time in a scratch
  * buffer on its own stack (struct synth), appends the zeroed sample_id
@@ -1610,6 +1611,46 @@ int synthesize__id_index(struct evlist *evlist, synth_emit_fn emit, void *ctx)
 		err = id_index__flush(ev, n, emit, ctx);
 	free(ev);
 	return err;
+}
+
+int synthesize__lost_samples(struct evlist *evlist, synth_emit_fn emit, void *ctx,
+			     u64 *total)
+{
+	u8 buf[sizeof(struct perf_event_header) + sizeof(u64) + SAMPLE_ID_MAX]
+		__attribute__((aligned(8)));
+	struct evsel *evsel;
+	int i, c, t, err;
+
+	evlist__for_each_evsel(evlist, evsel, i) {
+		u64 st = evsel->attr.sample_type;
+
+		for (c = 0; c < evsel->nr_cpus; c++) {
+			for (t = 0; t < evsel->nr_threads; t++) {
+				struct perf_event_header *h = (void *)buf;
+				struct sample_id sid = {
+					.pid = (u32)evlist->threads->map[t],
+					.tid = (u32)evlist->threads->map[t],
+					.id = evsel->ids[c * evsel->nr_threads + t],
+					.cpu = (u32)evlist->cpus->map[c].cpu,
+				};
+				u64 lost = 0;
+				size_t size = sizeof(*h) + sizeof(lost);
+
+				if (evsel__read_lost(evsel, c, t, &lost) || !lost)
+					continue;
+				*total += lost;
+				memcpy(buf + sizeof(*h), &lost, sizeof(lost));
+				size += sample_id__write(buf + size, st, &sid);
+				h->type = PERF_RECORD_LOST_SAMPLES;
+				h->misc = 0;
+				h->size = (u16)size;
+				err = emit(ctx, buf, h->size);
+				if (err)
+					return err > 0 ? -EIO : err;
+			}
+		}
+	}
+	return 0;
 }
 
 static int synth__bare(u32 type, synth_emit_fn emit, void *ctx)
