@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record-config.c — what a recording records: the -e events parsed into
+ * the evlist (perf's default event without one), the CPU and thread maps
+ * of the target (-a, -C, -p, -t, or the workload), and every attr as perf
+ * record sets it (evsel__config()), with the tracking event that carries
+ * the side-band records.
+ *
+ * Runs on the main thread before anything is opened; errors are one line
+ * on stderr and a -errno. Data flow: struct record_opts → the evlist's
+ * evsels, maps and attrs → record.c opens them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "precord/parse-events.h"
+
+/* x86-64 user registers perf samples for DWARF unwinding (PERF_REGS_MASK without segments). */
+#define DWARF_REGS_MASK_X86_64	0xff0fffULL
+
+/* ---- events and targets ------------------------------------------------ */
+
+int record__parse_events(struct record *rec)
+{
+	struct parse_events_error err = { .msg = "" };
+	int i, ret;
+
+	for (i = 0; i < rec->opts.nr_events; i++) {
+		ret = parse_events(rec->evlist, rec->opts.events[i], &err);
+		if (ret) {
+			fprintf(stderr, "precord: %s\n", err.msg);
+			return ret;
+		}
+	}
+	if (rec->evlist->nr_entries == 0) {
+		ret = parse_events__default(rec->evlist, &err);
+		if (ret) {
+			fprintf(stderr, "precord: %s\n", err.msg);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void print_online(char *buf, size_t size)
+{
+	struct cpu_map *online = cpu_map__new_online();
+
+	buf[0] = '\0';
+	if (online)
+		cpu_map__snprintf(online, buf, size);
+	cpu_map__put(online);
+}
+
+int record__create_maps(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	struct cpu_map *cpus = NULL;
+	struct thread_map *threads = NULL;
+	char online[256];
+	pid_t bad = 0;
+	int bad_cpu = -1, err;
+
+	if (o->cpu_list) {
+		err = cpu_map__parse(o->cpu_list, &cpus, &bad_cpu);
+		if (err == -ENODEV) {
+			print_online(online, sizeof(online));
+			fprintf(stderr, "precord: CPU %d is not online (online: %s); fix the -C list\n",
+				bad_cpu, online);
+			return err;
+		}
+		if (err) {
+			fprintf(stderr, "precord: bad CPU list '%s' for -C: expected CPU numbers and ranges like 0-3,6\n",
+				o->cpu_list);
+			return err;
+		}
+	} else {
+		cpus = cpu_map__new_online();
+		if (!cpus)
+			return -ENOMEM;
+	}
+
+	if (o->pid_list || o->tid_list) {
+		err = o->pid_list ? thread_map__new_pids(o->pid_list, &threads, &bad)
+				  : thread_map__new_tids(o->tid_list, &threads, &bad);
+		if (err == -ESRCH)
+			fprintf(stderr, "precord: %s %d does not exist; check the %s list\n",
+				o->pid_list ? "process" : "thread", bad, o->pid_list ? "-p" : "-t");
+		else if (err)
+			fprintf(stderr, "precord: bad %s list '%s': expected ids like 123,456\n",
+				o->pid_list ? "-p" : "-t", o->pid_list ? o->pid_list : o->tid_list);
+		if (err)
+			goto out_put;
+		rec->system_wide = false;
+	} else if (o->argc > 0 && !o->system_wide && !o->cpu_list) {
+		threads = NULL;		/* the workload's pid, once forked */
+		rec->system_wide = false;
+	} else {
+		threads = thread_map__new_dummy();
+		rec->system_wide = true;
+	}
+	evlist__set_maps(rec->evlist, cpus, threads);
+	err = 0;
+out_put:
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+	return err;
+}
+
+static unsigned int max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned int rate = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &rate) != 1)
+			rate = 0;
+		fclose(f);
+	}
+	return rate;
+}
+
+/* Sampling period or frequency, after perf's cap at perf_event_max_sample_rate. */
+static void record__config_rate(struct record *rec, struct perf_event_attr *attr)
+{
+	struct record_opts *o = &rec->opts;
+	unsigned int max = max_sample_rate(), freq = o->freq;
+
+	if (o->count && !o->freq_set) {
+		attr->sample_period = o->count;
+		attr->freq = 0;
+		return;
+	}
+	if (o->freq_max && max)
+		freq = max;
+	if (max && freq > max) {
+		fprintf(stderr, "precord: warning: -F %u is above the maximum sample rate %u Hz "
+			"(kernel.perf_event_max_sample_rate); recording at %u Hz\n", freq, max, max);
+		freq = max;
+	}
+	attr->sample_freq = freq;
+	attr->freq = 1;
+	attr->sample_type |= PERF_SAMPLE_PERIOD;
+}
+
+/*
+ * One evsel's attr, as perf record sets it (evsel__config), plus what precord
+ * forces on purpose: sample_id_all, TIME and IDENTIFIER on every event,
+ * read_format ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap).
+ */
+static void record__config_evsel(struct record *rec, struct evsel *evsel)
+{
+	struct record_opts *o = &rec->opts;
+	struct perf_event_attr *attr = &evsel->attr;
+	bool tp = evsel__is_tracepoint(evsel);
+	bool dummy = attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY;
+
+	attr->size = sizeof(*attr);
+	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			     PERF_SAMPLE_IDENTIFIER;
+	attr->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	attr->sample_id_all = 1;
+	attr->disabled = 1;
+	attr->inherit = !o->no_inherit;
+	if (rec->system_wide)
+		attr->sample_type |= PERF_SAMPLE_CPU;
+
+	if (tp) {
+		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+		attr->sample_period = o->count ? o->count : 1;
+		attr->freq = 0;
+	} else if (dummy) {
+		attr->sample_period = 1;
+		attr->freq = 0;
+	} else {
+		record__config_rate(rec, attr);
+	}
+
+	if (o->callgraph != CALLGRAPH_NONE && !dummy) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (o->callgraph == CALLGRAPH_DWARF) {
+			attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+					     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+			attr->sample_regs_user = DWARF_REGS_MASK_X86_64;
+			attr->sample_stack_user = o->dwarf_stack_size;
+			attr->exclude_callchain_user = 1;
+			attr->mmap_data = 1;
+		}
+	}
+	if (o->clockid_set) {
+		attr->use_clockid = 1;
+		attr->clockid = o->clockid;
+	}
+	/* --overwrite: every event but the tracking dummy writes backward. */
+	if (o->overwrite && !dummy)
+		attr->write_backward = 1;
+	/* Forked workload, per task: enabled by the exec itself. */
+	if (!rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
+		attr->enable_on_exec = 1;
+}
+
+static void record__config_tracking(struct record *rec, struct evsel *evsel)
+{
+	struct perf_event_attr *attr = &evsel->attr;
+
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->ksymbol = 1;
+	attr->bpf_event = 1;
+	attr->context_switch = rec->opts.switch_events;
+	attr->build_id = rec->opts.buildid_mmap;
+	if (rec->opts.callgraph == CALLGRAPH_DWARF)
+		attr->mmap_data = 1;
+	rec->tracking = evsel;
+}
+
+/*
+ * System-wide, perf adds a dummy event that carries the side-band (mmap,
+ * comm, task) and is enabled before synthesis, so a process started while
+ * /proc is walked is still seen. Per task, the first event carries it,
+ * except with --overwrite: the dummy then keeps the side-band in a forward
+ * ring of its own, so that a snapshot can always be symbolized.
+ */
+int record__config(struct record *rec)
+{
+	/* --overwrite: tracking records must not be overwritten with the samples. */
+	bool own_tracking = rec->system_wide || rec->opts.overwrite;
+	struct evsel *evsel;
+	int i;
+
+	if (own_tracking) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_DUMMY,
+			.exclude_guest = 0,
+		};
+
+		evsel = evsel__new(&attr, "dummy:HG");
+		if (!evsel || evlist__add(rec->evlist, evsel)) {
+			evsel__delete(evsel);
+			return -ENOMEM;
+		}
+	}
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		record__config_evsel(rec, evsel);
+	if (own_tracking) {
+		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
+		record__config_tracking(rec, evsel);
+		evsel->attr.disabled = 0;
+		evsel->attr.enable_on_exec = 0;
+	} else {
+		record__config_tracking(rec, evlist__first(rec->evlist));
+	}
+	return 0;
+}
