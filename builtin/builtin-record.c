@@ -433,6 +433,70 @@ static int record__reserve_fds(struct record *rec)
 	return err == -EMFILE ? err : 0;
 }
 
+/*
+ * A --threads spec that cannot be laid out fails before the output is
+ * touched; a layout of one thread records in the serial layout.
+ */
+static int record__check_threads(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	char msg[256] = "";
+	int err;
+
+	rec->topo = topology__new();
+	if (!rec->topo) {
+		snprintf(msg, sizeof(msg), "cannot read the machine's topology (hwloc)");
+		err = -ENODEV;
+	} else {
+		err = streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
+					  rec->topo, rec->evlist->cpus, msg, sizeof(msg));
+	}
+	if (err < 0) {
+		fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
+		return err;
+	}
+	/*
+	 * One thread: its per-ring files would only be merged back into
+	 * the serial layout it can write itself. The flight recorder and
+	 * --no-merge keep the directory; so does --mmap-output, which
+	 * lost more into one file (raw_syscalls:* -m 8, 6 runs each:
+	 * a median of 8.4% of the records against 1.7% into data.N).
+	 */
+	if (err == 1 && !o->no_merge && !o->overwrite && !o->switch_output &&
+	    !o->mmap_output) {
+		rec->threaded = false;
+		rec->one_thread = true;
+	}
+	return 0;
+}
+
+/* The workload forked (it waits); its pid is the thread map when none was given. */
+static int record__fork_workload(struct record *rec)
+{
+	int err = workload__prepare(&rec->wl, rec->opts.argv, &rec->old_mask,
+				    rec->pipe && !strcmp(rec->path, "-"));
+
+	if (err) {
+		fprintf(stderr, "precord: cannot fork the workload: %s\n", strerror(-err));
+		return err;
+	}
+	if (!rec->evlist->threads) {
+		struct thread_map *tm = thread_map__new_from(&rec->wl.pid, 1);
+
+		if (!tm)
+			return -ENOMEM;
+		evlist__set_maps(rec->evlist, rec->evlist->cpus, tm);
+		thread_map__put(tm);
+	}
+	return 0;
+}
+
+/*
+ * The recording, in perf record's order: the output, the workload (it
+ * waits), the events opened and mapped, the header and what already
+ * runs, the streaming threads, the events enabled, the workload let go;
+ * then the wait.
+ */
 static int record__run(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -441,74 +505,24 @@ static int record__run(struct record *rec)
 	err = record__check_output(rec);
 	if (!err)
 		err = record__reserve_fds(rec);
+	if (!err && rec->threaded)
+		err = record__check_threads(rec);
+	if (!err)
+		err = record__open_output(rec);
+	if (!err && o->argc > 0)
+		err = record__fork_workload(rec);
+	if (!err)
+		err = record__open(rec);
+	if (!err)
+		err = record__mmap(rec);
+	if (!err)
+		err = record__begin_data(rec);
+	if (!err)
+		err = record__start_streams(rec);
 	if (err)
 		return err;
-
-	/* A --threads spec that cannot be laid out fails before the output is touched. */
-	if (rec->threaded) {
-		char msg[256] = "";
-
-		rec->topo = topology__new();
-		if (!rec->topo) {
-			snprintf(msg, sizeof(msg), "cannot read the machine's topology (hwloc)");
-			err = -ENODEV;
-		} else {
-			err = streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
-						  rec->topo, rec->evlist->cpus, msg, sizeof(msg));
-		}
-		if (err < 0) {
-			fprintf(stderr, "precord: %s\n", msg[0] ? msg : strerror(-err));
-			return err;
-		}
-		/*
-		 * One thread: its per-ring files would only be merged back into
-		 * the serial layout it can write itself. The flight recorder and
-		 * --no-merge keep the directory; so does --mmap-output, which
-		 * lost more into one file (raw_syscalls:* -m 8, 6 runs each:
-		 * a median of 8.4% of the records against 1.7% into data.N).
-		 */
-		if (err == 1 && !o->no_merge && !o->overwrite && !o->switch_output &&
-		    !o->mmap_output) {
-			rec->threaded = false;
-			rec->one_thread = true;
-		}
-		err = 0;
-	}
-	err = record__open_output(rec);
-	if (err)
-		return err;
-	if (o->argc > 0) {
-		err = workload__prepare(&rec->wl, o->argv, &rec->old_mask,
-					rec->pipe && !strcmp(rec->path, "-"));
-		if (err) {
-			fprintf(stderr, "precord: cannot fork the workload: %s\n", strerror(-err));
-			return err;
-		}
-		if (!rec->evlist->threads) {
-			struct thread_map *tm = thread_map__new_from(&rec->wl.pid, 1);
-
-			if (!tm)
-				return -ENOMEM;
-			evlist__set_maps(rec->evlist, rec->evlist->cpus, tm);
-			thread_map__put(tm);
-		}
-	}
-	err = record__open(rec);
-	if (err)
-		return err;
-	err = record__mmap(rec);
-	if (err)
-		return err;
-	err = record__begin_data(rec);
-	if (err)
-		return err;
-	err = record__start_streams(rec);
-	if (err)
-		return err;
-	if (rec->system_wide || o->pid_list || o->tid_list) {
-		if (o->delay_ms == 0)
-			evlist__enable(rec->evlist);
-	}
+	if ((rec->system_wide || o->pid_list || o->tid_list) && o->delay_ms == 0)
+		evlist__enable(rec->evlist);
 	if (rec->wl.pid > 0) {
 		err = workload__start(&rec->wl);
 		if (err) {
@@ -572,140 +586,169 @@ static bool record__needs_features(const struct record *rec)
 	return false;
 }
 
+/*
+ * The end of a recording: the output finished (merged, renamed, its
+ * closing lines printed), or, when nothing was recorded, no empty file or
+ * directory left behind. err: the run's; returns the error the exit
+ * status says.
+ */
+static int record__end(struct record *rec, int err)
+{
+	int ferr;
+	bool no_room;
+
+	/* threads that never started recorded nothing: an old output is not displaced for it */
+	if (!rec->header_written || (!rec->streams_started && rec->threaded)) {
+		if (rec->out_fd < 0)
+			return err;
+		/* Nothing was recorded: leave no empty file or directory behind. */
+		streams__exit(&rec->streams);
+		if (rec->threaded)
+			remove_staging(rec->staging);
+		else if (!rec->device && !rec->pipe)
+			unlink(rec->data_path);
+		return err;
+	}
+	ferr = record__finish_output(rec);
+	no_room = ferr == -ENOSPC || ferr == -EDQUOT;
+	if (no_room && !rec->threaded && !rec->device)
+		/* the header has the data's size; the features wait ahead of the data */
+		fprintf(stderr, "precord: no room for the features at the end of '%s': %s; "
+			"once there is room, 'precord merge %s' adds them\n", rec->data_path,
+			record__needs_features(rec) ? "perf cannot read it without them" :
+			"perf reads its samples", rec->data_path);
+	else if (ferr && !rec->pipe_gone)	/* a reader gone is said */
+		fprintf(stderr, "precord: cannot finish '%s': %s%s%s%s\n", rec->data_path,
+			strerror(-ferr),
+			rec->threaded ? "; free space, then turn it into a perf.data with "
+				       "'precord merge " : "",
+			rec->threaded ? rec->staging : "", rec->threaded ? "'" : "");
+	else if (rec->threaded)
+		ferr = record__finish_last(rec);
+	if (!ferr && rec->opts.switch_output)
+		record__keep_output(rec, rec->path);
+	if (!ferr || (no_room && !rec->threaded && !rec->device))
+		record__print_summary(rec);
+	return err ? err : ferr;
+}
+
+/*
+ * What the run acquired, let go in the reverse order: the streams and
+ * their index, the rings and descriptors (unmapped and closed on the
+ * workers too), the workload (reaped), the output, the topology the
+ * streams borrowed.
+ */
+static void record__release_run(struct record *rec)
+{
+	int i;
+
+	streams__exit(&rec->streams);
+	merge_index__delete(rec->index);
+	evlist__munmap(rec->evlist);
+	evlist__close(rec->evlist);
+	workload__reap(&rec->wl, !rec->wl.exited);
+	for (i = 0; i < rec->nr_outputs; i++)
+		free(rec->outputs[i]);
+	free(rec->outputs);
+	if (rec->out_fd >= 0)
+		close(rec->out_fd);
+	topology__delete(rec->topo);
+}
+
+/* The evlist: -e, the targets' maps, every attr. -1 to go on, else the exit status. */
+static int record__setup_events(struct record *rec)
+{
+	int err = record__parse_events(rec);
+
+	if (!err)
+		err = record__create_maps(rec);
+	if (err)
+		return EXIT_USAGE;
+	if (record__config(rec))
+		return 1;
+	return rec->opts.dry_run ? 0 : -1;
+}
+
+/* The eventfds a streaming thread signals on: it stopped by itself; its file is full. */
+static int record__open_eventfds(struct record *rec)
+{
+	rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rec->notify_fd < 0)
+		return -errno;
+	if (rec->opts.switch_size && !rec->opts.overwrite) {
+		rec->shared.switch_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (rec->shared.switch_fd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Set up in order (options, control channel, evlist, signals, eventfds,
+ * workers, the run), undone in the reverse order by the labels below.
+ */
 int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 {
 	struct record rec = {
 		.out_fd = -1, .sig_fd = -1, .notify_fd = -1, .shared = { .switch_fd = -1 },
-		.wl = { .pid = -1, .go_fd = -1, .err_fd = -1 },
 		.full_argc = full_argc, .full_argv = full_argv,
 	};
 	char msg[512] = "";
-	int err, status = 1, i;
+	int err, status = 1;
 
+	workload__init(&rec.wl);
+	control__init(&rec.ctl);
 	record_opts__init(&rec.opts);
 	err = record_opts__parse(&rec.opts, argc, argv, msg, sizeof(msg));
 	if (err) {
-		record_opts__exit(&rec.opts);
-		if (err > 0)
-			return 0;
-		fprintf(stderr, "precord: %s\n", msg);
-		return EXIT_USAGE;
+		if (err < 0)
+			fprintf(stderr, "precord: %s\n", msg);
+		status = err > 0 ? 0 : EXIT_USAGE;
+		goto out_exit_opts;
 	}
 	rec.path = rec.opts.output;
 	rec.tag = !strcmp(argv[0], "record") ? "perf record" : "precord";
 	rec.threaded = !rec.opts.no_threads;
-	control__init(&rec.ctl);
 	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {
 		fprintf(stderr, "precord: %s\n", msg);
-		record_opts__exit(&rec.opts);
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
+		goto out_close_control;
 	}
-
 	rec.evlist = evlist__new();
-	if (!rec.evlist) {
-		err = -ENOMEM;
-		goto out_opts;
-	}
-	err = record__parse_events(&rec);
-	if (err) {
-		status = EXIT_USAGE;
-		goto out_delete;
-	}
-	err = record__create_maps(&rec);
-	if (err) {
-		status = EXIT_USAGE;
-		goto out_delete;
-	}
-	err = record__config(&rec);
-	if (err || rec.opts.dry_run) {
-		status = err ? 1 : 0;
-		goto out_delete;
-	}
+	if (!rec.evlist)
+		goto out_close_control;
+	status = record__setup_events(&rec);
+	if (status >= 0)
+		goto out_delete_evlist;
+	status = 1;
+	if (record__setup_signals(&rec))
+		goto out_close_signals;
+	if (record__open_eventfds(&rec))
+		goto out_close_eventfds;
+	record__start_workers(&rec);
 
-	err = record__setup_signals(&rec);
-	if (!err) {
-		rec.notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (rec.notify_fd < 0)
-			err = -errno;
-	}
-	if (!err && rec.opts.switch_size && !rec.opts.overwrite) {
-		rec.shared.switch_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (rec.shared.switch_fd < 0)
-			err = -errno;
-	}
-	if (!err)
-		record__start_workers(&rec);
-	if (!err)
-		err = record__run(&rec);
+	err = record__run(&rec);
 	if (rec.streams_started)
 		record__stop(&rec);
-	/* threads that never started recorded nothing: an old output is not displaced for it */
-	if (rec.header_written && (rec.streams_started || !rec.threaded)) {
-		int ferr = record__finish_output(&rec);
-
-		bool no_room = ferr == -ENOSPC || ferr == -EDQUOT;
-
-		if (no_room && !rec.threaded && !rec.device)
-			/* the header has the data's size; the features wait ahead of the data */
-			fprintf(stderr, "precord: no room for the features at the end of '%s': %s; "
-				"once there is room, 'precord merge %s' adds them\n", rec.data_path,
-				record__needs_features(&rec) ? "perf cannot read it without them" :
-				"perf reads its samples", rec.data_path);
-		else if (ferr && !rec.pipe_gone)	/* a reader gone is said */
-			fprintf(stderr, "precord: cannot finish '%s': %s%s%s%s\n", rec.data_path,
-				strerror(-ferr),
-				rec.threaded ? "; free space, then turn it into a perf.data with "
-					       "'precord merge " : "",
-				rec.threaded ? rec.staging : "", rec.threaded ? "'" : "");
-		else if (rec.threaded)
-			ferr = record__finish_last(&rec);
-		if (!ferr && rec.opts.switch_output)
-			record__keep_output(&rec, rec.path);
-		if (!ferr || (no_room && !rec.threaded && !rec.device))
-			record__print_summary(&rec);
-		if (!err)
-			err = ferr;
-	} else if (rec.out_fd >= 0) {
-		/* Nothing was recorded: leave no empty file or directory behind. */
-		streams__exit(&rec.streams);
-		if (rec.threaded)
-			remove_staging(rec.staging);
-		else if (!rec.device && !rec.pipe)
-			unlink(rec.data_path);
-	}
-	/* Unmap and close on the workers too, then let them go. */
-	evlist__munmap(rec.evlist);
-	evlist__close(rec.evlist);
-	record__stop_workers(&rec);
-	workload__reap(&rec.wl, !rec.wl.exited);
+	err = record__end(&rec, err);
+	record__release_run(&rec);
 	status = record__exit_status(&rec, err ? err : rec.write_error ? rec.write_error :
 				     rec.merge_error);
-	streams__exit(&rec.streams);
-	merge_index__delete(rec.index);
-	topology__delete(rec.topo);	/* after the streams, which borrowed it */
-	goto out_close;
 
-out_delete:
-	evlist__delete(rec.evlist);
-	control__close(&rec.ctl);
-	record_opts__exit(&rec.opts);
-	return status;
-out_close:
-	if (rec.out_fd >= 0)
-		close(rec.out_fd);
+	record__stop_workers(&rec);
+out_close_eventfds:
 	if (rec.shared.switch_fd >= 0)
 		close(rec.shared.switch_fd);
-	for (i = 0; i < rec.nr_outputs; i++)
-		free(rec.outputs[i]);
-	free(rec.outputs);
-	control__close(&rec.ctl);
-	if (rec.sig_fd >= 0)
-		close(rec.sig_fd);
 	if (rec.notify_fd >= 0)
 		close(rec.notify_fd);
+out_close_signals:
+	if (rec.sig_fd >= 0)
+		close(rec.sig_fd);
+out_delete_evlist:
 	evlist__delete(rec.evlist);
-out_opts:
+out_close_control:
+	control__close(&rec.ctl);
+out_exit_opts:
 	record_opts__exit(&rec.opts);
-	return err && !status ? 1 : status;
+	return status;
 }
-
