@@ -109,7 +109,8 @@ $(B)/%.o: %.c | $(B)/version.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/tests/%: $(B)/tests/%.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
+# tests/helpers.c: the fixtures and builders every test may use.
+$(B)/tests/%: $(B)/tests/%.o $(B)/tests/helpers.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 

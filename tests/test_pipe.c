@@ -18,6 +18,7 @@
 #include "precord/header.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
+#include "helpers.h"
 
 struct fixture {
 	struct evsel	evsel[2];
@@ -27,8 +28,7 @@ struct fixture {
 	u64		ids1[2];
 	struct topology	*topo;
 	struct header_env env;
-	unsigned char	*buf;		/* what emit got */
-	size_t		len, cap;
+	struct rbuf	out;		/* what emit got */
 	int		calls, fail_at;	/* emit fails with -EPIPE on call fail_at (0: never) */
 };
 
@@ -38,14 +38,7 @@ static int capture(void *ctx, const void *data, size_t size)
 
 	if (f->fail_at && ++f->calls == f->fail_at)
 		return -EPIPE;
-	if (f->len + size > f->cap) {
-		f->cap = (f->len + size) * 2;
-		f->buf = realloc(f->buf, f->cap);
-		assert_non_null(f->buf);
-	}
-	memcpy(f->buf + f->len, data, size);
-	f->len += size;
-	return 0;
+	return rbuf__emit(&f->out, data, size);
 }
 
 static void evsel__init_sw(struct evsel *evsel, u64 config, const char *name, u64 *ids, int nr)
@@ -99,7 +92,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	topology__delete(f->topo);
-	free(f->buf);
+	rbuf__release(&f->out);
 	free(f);
 	return 0;
 }
@@ -119,7 +112,7 @@ struct walk {
 static void walk__init(struct walk *w, const struct fixture *f)
 {
 	free(w->copy);
-	*w = (struct walk){ f->buf, f->buf + f->len, NULL };
+	*w = (struct walk){ f->out.data, f->out.data + f->out.len, NULL };
 }
 
 /* The next record (NULL at the end); *extra: bytes after it that are not records. */
@@ -168,8 +161,8 @@ static void test_header(void **state)
 	const struct pipe_file_header *hdr;
 
 	assert_int_equal(pipe__write_header(capture, f), 0);
-	assert_int_equal(f->len, 16);
-	hdr = (const void *)f->buf;
+	assert_int_equal(f->out.len, 16);
+	hdr = (const void *)f->out.data;
 	assert_memory_equal(&hdr->magic, "PERFILE2", 8);
 	assert_int_equal(hdr->size, 16);
 }
@@ -302,7 +295,7 @@ static void test_tracing_data(void **state)
 	assert_non_null(td);
 
 	/* tracing data that cannot be built ends it with the error */
-	f->len = 0;
+	f->out.len = 0;
 	f->env.tracing_data = failing_tracing_data;
 	assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, NULL), -EACCES);
 }
