@@ -17,6 +17,7 @@
 #include "precord/builtin.h"
 #include "precord/merge.h"
 #include "precord/compress.h"
+#include "precord/util.h"
 
 #define MERGE_COMP_DEFAULT	1		/* -z without a level */
 #define EXIT_USAGE		129
@@ -55,8 +56,8 @@ static int merge__default_output(const char *dir, char *buf, size_t len)
 
 static int comp_level__parse(const char *arg, int *level)
 {
-	char *end;
-	long v;
+	const char *end;
+	int v;
 
 	if (!arg) {
 		*level = MERGE_COMP_DEFAULT;
@@ -64,10 +65,9 @@ static int comp_level__parse(const char *arg, int *level)
 	}
 	if (*arg == '=')
 		arg++;
-	v = strtol(arg, &end, 10);
-	if (end == arg || *end || v < ZCOMP_LEVEL_MIN || v > ZCOMP_LEVEL_MAX)
+	if (parse__int(arg, 10, &v, &end) || *end || v < ZCOMP_LEVEL_MIN || v > ZCOMP_LEVEL_MAX)
 		return -EINVAL;
-	*level = (int)v;
+	*level = v;
 	return 0;
 }
 
@@ -87,6 +87,7 @@ static int merge_args__parse(struct merge_args *a, int argc, char **argv)
 		{ "help",		no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *end;
 	int c;
 
 	optind = 0;
@@ -106,18 +107,14 @@ static int merge_args__parse(struct merge_args *a, int argc, char **argv)
 				return -EINVAL;
 			}
 			break;
-		case 'j': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (end == optarg || *end || v < 1 || v > 1024) {
+		case 'j':
+			if (parse__int(optarg, 10, &a->opts.jobs, &end) || *end ||
+			    a->opts.jobs < 1 || a->opts.jobs > 1024) {
 				fprintf(stderr, "precord: bad number of merge threads '%s' "
 					"(1-1024)\n", optarg);
 				return -EINVAL;
 			}
-			a->opts.jobs = (int)v;
 			break;
-		}
 		case 'h':
 			merge__usage(stdout);
 			return 1;

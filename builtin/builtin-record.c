@@ -250,7 +250,7 @@ static int record__start_streams(struct record *rec)
 	rec->streams_started = true;
 	record__arm_size(rec);
 	if (o->switch_secs)
-		rec->next_switch_ms = record__now_ms() + 1000ULL * o->switch_secs;
+		rec->next_switch_ms = clock__now_ms() + 1000ULL * o->switch_secs;
 	nfail = streams__rt_failures(&rec->streams, &rt_err);
 	if (nfail && !o->quiet)
 		fprintf(stderr, "precord: note: streaming threads run at normal priority "
@@ -276,7 +276,7 @@ static int timeout_until(u64 at, u64 now, int timeout)
 static int record__timers(struct record *rec, u64 *enable_at)
 {
 	int timeout = -1;
-	u64 now = record__now_ms();
+	u64 now = clock__now_ms();
 
 	if (*enable_at && now >= *enable_at) {
 		evlist__enable(rec->evlist);
@@ -292,7 +292,7 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	if (rec->switch_due)
 		timeout = 0;	/* the next file was full as it began: switch again */
 	if (rec->next_switch_ms)
-		timeout = timeout_until(rec->next_switch_ms, record__now_ms(), timeout);
+		timeout = timeout_until(rec->next_switch_ms, clock__now_ms(), timeout);
 	if (rec->opts.overwrite && rec->opts.switch_size) {
 		if (record__overwrite_full(rec))
 			record__switch(rec);
@@ -340,12 +340,12 @@ static void record__wait_loop(struct record *rec)
 		/* a pipe's write end reports POLLERR once no reader is left */
 		[P_OUT] = { .fd = rec->pipe ? rec->out_fd : -1, .events = 0 },
 	};
-	u64 enable_at = rec->opts.delay_ms > 0 ? record__now_ms() + (u64)rec->opts.delay_ms : 0;
+	u64 enable_at = rec->opts.delay_ms > 0 ? clock__now_ms() + (u64)rec->opts.delay_ms : 0;
 
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = record__timers(rec, &enable_at);
-		u64 v, now = record__now_ms();
+		u64 v, now = clock__now_ms();
 
 		record__status(rec, now);
 		timeout = status__timeout(&rec->status, now, timeout);
@@ -383,7 +383,7 @@ static void record__wait_loop(struct record *rec)
 
 static void record__wait(struct record *rec)
 {
-	status__init(&rec->status, STDERR_FILENO, rec->opts.quiet, record__now_ms());
+	status__init(&rec->status, STDERR_FILENO, rec->opts.quiet, clock__now_ms());
 	record__wait_loop(rec);
 	status__clear(&rec->status);
 }

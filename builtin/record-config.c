@@ -112,15 +112,11 @@ out_put:
 
 static unsigned int max_sample_rate(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	unsigned int rate = 0;
+	int rate;
 
-	if (f) {
-		if (fscanf(f, "%u", &rate) != 1)
-			rate = 0;
-		fclose(f);
-	}
-	return rate;
+	if (evlist__read_sysctl("perf_event_max_sample_rate", &rate) || rate < 0)
+		return 0;
+	return (unsigned int)rate;
 }
 
 /* Sampling period or frequency, after perf's cap at perf_event_max_sample_rate. */

@@ -181,8 +181,8 @@ int record__switch(struct record *rec)
 		if (rec->opts.switch_secs) {
 			/* One file per period: the next deadline from the last, not from now. */
 			rec->next_switch_ms += 1000ULL * rec->opts.switch_secs;
-			if (rec->next_switch_ms <= record__now_ms())
-				rec->next_switch_ms = record__now_ms() + 1000ULL * rec->opts.switch_secs;
+			if (rec->next_switch_ms <= clock__now_ms())
+				rec->next_switch_ms = clock__now_ms() + 1000ULL * rec->opts.switch_secs;
 		}
 	}
 	/* A merge that fails keeps the directory (also on a full disk): nothing is lost. */

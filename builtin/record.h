@@ -30,6 +30,7 @@
 #include "precord/control.h"
 #include "precord/status.h"
 #include "precord/workload.h"
+#include "precord/util.h"
 #include "wq.h"
 
 struct record {
@@ -99,14 +100,6 @@ struct record {
 	int			full_argc;
 	const char		**full_argv;
 };
-
-static inline u64 record__now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
-}
 
 /* record-config.c */
 int record__parse_events(struct record *rec);

@@ -62,6 +62,7 @@
 #include "precord/evlist.h"
 #include "precord/topology.h"
 #include "precord/tracefs.h"
+#include "precord/util.h"
 
 #include "version.h"
 
@@ -159,57 +160,12 @@ static void fbuf__cpu_list(struct fbuf *b, const struct cpu_map *map)
 
 /* ---- small file readers ---- */
 
-static char *str__trim(char *s)
-{
-	char *end;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	end = s + strlen(s);
-	while (end > s && isspace((unsigned char)end[-1]))
-		*--end = '\0';
-	return s;
-}
-
-/* The first line of a file, trimmed, into buf. 0 or -errno. */
-static int file__read_line(const char *path, char *buf, size_t size)
-{
-	FILE *fp = fopen(path, "r");
-	char *s;
-
-	if (!fp)
-		return -errno;
-	if (!fgets(buf, (int)size, fp)) {
-		fclose(fp);
-		return -EIO;
-	}
-	fclose(fp);
-	s = str__trim(buf);
-	memmove(buf, s, strlen(s) + 1);
-	return 0;
-}
-
-static int file__read_int(const char *path, int *val)
-{
-	char buf[64], *end;
-	long v;
-	int err = file__read_line(path, buf, sizeof(buf));
-
-	if (err)
-		return err;
-	errno = 0;
-	v = strtol(buf, &end, 0);
-	if (errno || end == buf || v < INT_MIN || v > INT_MAX)
-		return -EINVAL;
-	*val = (int)v;
-	return 0;
-}
-
 /* The highest CPU number in a sysfs CPU list file ("0-3,8-11") + 1. */
 static int cpu_list_file__max(const char *path)
 {
-	char buf[4096], *p, *end;
-	long v, max = -1;
+	char buf[4096];
+	const char *p, *end;
+	s64 v, max = -1;
 	int err = file__read_line(path, buf, sizeof(buf));
 
 	if (err)
@@ -219,51 +175,12 @@ static int cpu_list_file__max(const char *path)
 			end = p + 1;
 			continue;
 		}
-		v = strtol(p, &end, 10);
+		if (parse__s64(p, 10, &v, &end))
+			return -EINVAL;
 		if (v > max)
 			max = v;
 	}
 	return max < 0 || max >= INT_MAX ? -EINVAL : (int)max + 1;
-}
-
-/* A "Key:   value" line of /proc/cpuinfo or /proc/meminfo; 0 or -errno. */
-static int proc__find_line(const char *path, const char *key, char **linep)
-{
-	size_t len = 0, klen = strlen(key);
-	FILE *fp = fopen(path, "r");
-	char *line = NULL;
-
-	if (!fp)
-		return -errno;
-	while (getline(&line, &len, fp) > 0) {
-		if (!strncmp(line, key, klen)) {
-			fclose(fp);
-			*linep = line;
-			return 0;
-		}
-	}
-	free(line);
-	fclose(fp);
-	return -ENOENT;
-}
-
-static ssize_t pwrite_all(int fd, const void *buf, size_t len, u64 off)
-{
-	const u8 *p = buf;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(fd, p + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		done += (size_t)n;
-	}
-	return 0;
 }
 
 /* ---- what every feature writer may look at ---- */
@@ -339,7 +256,7 @@ static int feat__nrcpus(struct fbuf *b, const struct feat_ctx *ctx)
 static int feat__cpudesc(struct fbuf *b, const struct feat_ctx *ctx)
 {
 	char *line, *s, *p, *q;
-	int err = proc__find_line("/proc/cpuinfo", "model name", &line);
+	int err = file__find_line("/proc/cpuinfo", "model name", &line);
 
 	if (err)
 		return err;
@@ -418,11 +335,11 @@ static int feat__total_mem(struct fbuf *b, const struct feat_ctx *ctx)
 {
 	char *line;
 	u64 kb;
-	int err = proc__find_line("/proc/meminfo", "MemTotal:", &line);
+	int err = file__find_line("/proc/meminfo", "MemTotal:", &line);
 
 	if (err)
 		return err;
-	if (sscanf(line, "%*s %" SCNu64, &kb) != 1)
+	if (parse__key_u64(line, "MemTotal", 10, &kb))
 		err = -EINVAL;
 	free(line);
 	if (err)
@@ -527,7 +444,7 @@ static int cpu__sysfs_id(int cpu, const char *file)
 	int val;
 
 	snprintf(path, sizeof(path), SYS_CPU "/cpu%d/topology/%s", cpu, file);
-	return file__read_int(path, &val) ? -1 : val;
+	return file__read_int(path, 0, &val) ? -1 : val;
 }
 
 /* The host's sysfs ids, or a synthetic topology's group indexes (-1: no such CPU). */
@@ -645,7 +562,7 @@ static int pmu_mappings__add(void *arg, const char *name)
 	int type;
 
 	snprintf(path, sizeof(path), SYS_PMUS "/%s/type", name);
-	if (file__read_int(path, &type))
+	if (file__read_int(path, 0, &type))
 		return 0;
 	fbuf__u32(&list->entries, (u32)type);
 	fbuf__string(&list->entries, name);
@@ -756,9 +673,9 @@ static int cache_level__read(struct cache_level *c, int cpu, int index)
 	snprintf(dir, sizeof(dir), SYS_CPU "/cpu%d/cache/index%d", cpu, index);
 	if (access(dir, F_OK))
 		return 1;
-	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ints); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, ints[i]);
-		if (file__read_int(path, &v))
+		if (file__read_int(path, 0, &v))
 			return -EINVAL;
 		*vals[i] = (u32)v;
 	}
@@ -867,7 +784,7 @@ static int mem_nodes__list(u32 **nodesp, int *nrp)
 	if (!dir)
 		return -errno;
 	while ((d = readdir(dir))) {
-		if (sscanf(d->d_name, "node%u", &id) != 1)
+		if (parse__name_uint(d->d_name, "node", &id))
 			continue;
 		tmp = realloc(nodes, sizeof(*nodes) * (size_t)(nr + 1));
 		if (!tmp) {
@@ -899,7 +816,7 @@ static int mem_node__put(struct fbuf *b, u32 node)
 	if (!dir)
 		return -errno;
 	while ((d = readdir(dir)))
-		if (sscanf(d->d_name, "memory%u", &block) == 1 && block >= size)
+		if (!parse__name_uint(d->d_name, "memory", &block) && block >= size)
 			size = (u64)block + 1;
 	if (!size)
 		size = 1;
@@ -911,7 +828,7 @@ static int mem_node__put(struct fbuf *b, u32 node)
 	}
 	rewinddir(dir);
 	while ((d = readdir(dir)))
-		if (sscanf(d->d_name, "memory%u", &block) == 1 && block < size)
+		if (!parse__name_uint(d->d_name, "memory", &block) && block < size)
 			words[block / 64] |= 1ULL << (block % 64);
 	closedir(dir);
 	fbuf__u64(b, node);
@@ -925,17 +842,13 @@ static int mem_node__put(struct fbuf *b, u32 node)
 /* perf's write_mem_topology(): version 1, block size, then every node's memory blocks. */
 static int feat__mem_topology(struct fbuf *b, const struct feat_ctx *ctx)
 {
-	char buf[64], *end;
 	u64 bsize;
 	u32 *nodes = NULL;
-	int nr = 0, i, err = file__read_line("/sys/devices/system/memory/block_size_bytes",
-					 buf, sizeof(buf));
+	int nr = 0, i, err = file__read_u64("/sys/devices/system/memory/block_size_bytes", 16,
+					    &bsize);
 
 	if (err)
 		return err;
-	bsize = strtoull(buf, &end, 16);
-	if (end == buf)
-		return -EINVAL;
 	err = mem_nodes__list(&nodes, &nr);
 	if (err)
 		return err;
@@ -1058,7 +971,7 @@ static const struct feat_op feat_ops[] = {
 	{ HEADER_PMU_CAPS,	NULL,			feat__pmu_caps },
 };
 
-#define NR_FEAT_OPS	(sizeof(feat_ops) / sizeof(feat_ops[0]))
+#define NR_FEAT_OPS	ARRAY_SIZE(feat_ops)
 
 struct feat_payload {
 	int		feat;
@@ -1448,25 +1361,6 @@ static bool section__within(const struct perf_file_section *sec, u64 file_size)
 	return sec->offset <= file_size && sec->size <= file_size - sec->offset;
 }
 
-static int pread_all(int fd, void *buf, size_t len, u64 off)
-{
-	u8 *p = buf;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, p + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EINVAL;	/* the file ends before the section does */
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* The ids section at the end of a raw entry. */
 static struct perf_file_section *raw_attr__ids(u8 *entry, u64 attr_size)
 {
@@ -1495,7 +1389,7 @@ static int header_attr__read(struct header_attr *ha, int fd, u8 *entry, u64 attr
 	ha->ids = malloc(ids.size ? ids.size : 1);
 	if (!ha->ids)
 		return -ENOMEM;
-	return pread_all(fd, ha->ids, ids.size, ids.offset);
+	return pread_all(fd, ha->ids, ids.size, ids.offset, -EINVAL);
 }
 
 int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header_attrs *attrs)
@@ -1520,7 +1414,7 @@ int header__read_attrs(int fd, const struct perf_file_header *hdr, struct header
 		err = -ENOMEM;
 		goto out_exit;
 	}
-	err = pread_all(fd, attrs->raw, hdr->attrs.size, hdr->attrs.offset);
+	err = pread_all(fd, attrs->raw, hdr->attrs.size, hdr->attrs.offset, -EINVAL);
 	room = file_size;
 	for (i = 0; !err && i < nr; i++) {
 		attrs->nr = (int)i + 1;
@@ -1564,7 +1458,8 @@ static int payloads__read(int fd, const u64 *features, u64 table_off, u64 lo, u6
 	for (bit = 0; !err && bit < HEADER_FEAT_BITS; bit++) {
 		if (!(features[bit / 64] & (1ULL << (bit % 64))))
 			continue;
-		err = pread_all(fd, &sec, sizeof(sec), table_off + (u64)nr * sizeof(sec));
+		err = pread_all(fd, &sec, sizeof(sec), table_off + (u64)nr * sizeof(sec),
+				-EINVAL);
 		if (!err && (sec.offset < lo || !section__within(&sec, hi)))
 			err = -EINVAL;
 		if (err)
@@ -1576,7 +1471,7 @@ static int payloads__read(int fd, const u64 *features, u64 table_off, u64 lo, u6
 			break;
 		}
 		nr++;
-		err = pread_all(fd, feats[nr - 1].data, sec.size, sec.offset);
+		err = pread_all(fd, feats[nr - 1].data, sec.size, sec.offset, -EINVAL);
 	}
 	if (err) {
 		header_payloads__free(feats, nr);

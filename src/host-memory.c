@@ -14,13 +14,16 @@
 #include <string.h>
 
 #include "precord/host-memory.h"
+#include "precord/util.h"
 
 /* The buddy allocator's highest order: the number of counts in /proc/buddyinfo's lines, less one. */
 static int buddy_max_order(void)
 {
-	char line[512], *p, *end;
+	char line[512];
+	const char *p;
 	int n = 0;
-	FILE *f = fopen("/proc/buddyinfo", "r");
+	u64 count;
+	FILE *f = fopen("/proc/buddyinfo", "re");
 
 	if (!f)
 		return -1;
@@ -29,13 +32,8 @@ static int buddy_max_order(void)
 		p = p ? p + 4 : line;
 		p += strspn(p, " ");
 		p += strcspn(p, " ");		/* the zone's name */
-		for (;;) {
-			strtoul(p, &end, 10);
-			if (end == p)
-				break;
+		while (!parse__u64(p, 10, &count, &p))
 			n++;
-			p = end;
-		}
 	}
 	fclose(f);
 	return n - 1;
@@ -44,9 +42,10 @@ static int buddy_max_order(void)
 /* Whether a virtio balloon offers free page reporting (feature bit 5, VIRTIO_BALLOON_F_REPORTING). */
 static bool balloon_reports(void)
 {
-	char path[PATH_MAX], id[16], feat[160];
+	char path[PATH_MAX], feat[160];
 	struct dirent *de;
 	bool found = false;
+	u64 id;
 	DIR *d = opendir("/sys/bus/virtio/devices");
 
 	if (!d)
@@ -57,13 +56,7 @@ static bool balloon_reports(void)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/sys/bus/virtio/devices/%s/device", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(id, sizeof(id), f))
-			id[0] = '\0';
-		fclose(f);
-		if (strtoul(id, NULL, 0) != 5)	/* VIRTIO_ID_BALLOON */
+		if (file__read_u64(path, 0, &id) || id != 5)	/* VIRTIO_ID_BALLOON */
 			continue;
 		snprintf(path, sizeof(path), "/sys/bus/virtio/devices/%s/features", de->d_name);
 		f = fopen(path, "r");
@@ -78,14 +71,12 @@ static bool balloon_reports(void)
 
 bool memory_host_reclaims(void)
 {
-	long order = -1;
-	FILE *f = fopen("/sys/module/page_reporting/parameters/page_reporting_order", "r");
+	int order;
 
-	if (!f)
-		return false;	/* a kernel without free page reporting */
-	if (fscanf(f, "%ld", &order) != 1)
-		order = -1;
-	fclose(f);
+	/* no such file: a kernel without free page reporting */
+	if (file__read_int("/sys/module/page_reporting/parameters/page_reporting_order", 10,
+			   &order))
+		return false;
 	/* above the highest order no free block is large enough to be reported */
 	if (order < 0 || order > buddy_max_order())
 		return false;

@@ -33,6 +33,7 @@
 #include <strings.h>
 
 #include "precord/layout.h"
+#include "precord/util.h"
 
 enum layout_kind {
 	LAYOUT_CPU,
@@ -55,20 +56,7 @@ static const struct {
 	{ "socket",	LAYOUT_PACKAGE,	TOPO_PACKAGE },
 };
 
-#define NR_LAYOUT_NAMES	(sizeof(layout_names) / sizeof(layout_names[0]))
-
-static int __attribute__((format(printf, 4, 5)))
-layout_error(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
+#define NR_LAYOUT_NAMES	ARRAY_SIZE(layout_names)
 
 /* Index into layout_names of spec's name, or -1 for a user spec. */
 static int layout__name_index(const char *spec)
@@ -239,25 +227,25 @@ static int user_mask__parse(const char *list, const char *what, const struct cpu
 
 	ret = cpu_map__parse_within(list, possible, &parsed, &bad_cpu);
 	if (ret == -ENODEV)
-		return layout_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				    "Failed to initialize %s thread mask: CPU %d does not exist",
 				    what, bad_cpu);
 	if (ret == -ENOMEM)
-		return layout_error(err, errlen, ret,
+		return errbuf__set(err, errlen, ret,
 				    "Failed to initialize %s thread mask: out of memory", what);
 	if (ret)
-		return layout_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				    "Failed to initialize %s thread mask: '%s' is not a CPU list",
 				    what, list);
 	*maskp = cpu_map__intersect(parsed, cpus);
 	cpu_map__put(parsed);
 	if (!*maskp)
-		return layout_error(err, errlen, -ENOMEM,
+		return errbuf__set(err, errlen, -ENOMEM,
 				    "Failed to initialize %s thread mask: out of memory", what);
 	if (!(*maskp)->nr) {
 		cpu_map__put(*maskp);
 		*maskp = NULL;
-		return layout_error(err, errlen, -EINVAL, "Empty %s mask: %s", what, list);
+		return errbuf__set(err, errlen, -EINVAL, "Empty %s mask: %s", what, list);
 	}
 	return 0;
 }
@@ -308,11 +296,11 @@ static int layout__add_user_mask(struct stream_layout *layout, const struct topo
 		goto out_put_maps;
 	ret = -EINVAL;
 	if (layout__overlaps(layout, layout->maps, maps)) {
-		layout_error(err, errlen, ret, "Intersecting maps mask: %s", maps_spec);
+		errbuf__set(err, errlen, ret, "Intersecting maps mask: %s", maps_spec);
 		goto out_put_affinity;
 	}
 	if (layout__overlaps(layout, layout->affinity, affinity)) {
-		layout_error(err, errlen, ret, "Intersecting affinity mask: %s", affinity_spec);
+		errbuf__set(err, errlen, ret, "Intersecting affinity mask: %s", affinity_spec);
 		goto out_put_affinity;
 	}
 	layout__push(layout, topo, maps, affinity);
@@ -360,14 +348,14 @@ static int layout__max_threads(const char *spec, int name, const struct topology
 	if (name < 0) {
 		nr = user_spec__count(spec);
 		if (nr < 0)
-			return layout_error(err, errlen, nr, "Invalid thread maps or affinity specs");
+			return errbuf__set(err, errlen, nr, "Invalid thread maps or affinity specs");
 		return nr;
 	}
 	if (layout_names[name].kind == LAYOUT_CPU)
 		return cpus->nr;
 	nr = topology__nr_groups(topo, layout_names[name].level);
 	if (nr < 0)
-		return layout_error(err, errlen, nr, "Failed to read the %s groups of the topology",
+		return errbuf__set(err, errlen, nr, "Failed to read the %s groups of the topology",
 				    layout_names[name].name);
 	return nr;
 }
@@ -382,9 +370,9 @@ int layout__new(const char *spec, const struct topology *topo, const struct cpu_
 		return -EINVAL;
 	*layoutp = NULL;
 	if (!topo || !cpus)
-		return layout_error(err, errlen, -EINVAL, "No topology or CPUs to lay threads out on");
+		return errbuf__set(err, errlen, -EINVAL, "No topology or CPUs to lay threads out on");
 	if (cpu_map__is_any(cpus))
-		return layout_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				    "--per-thread option is mutually exclusive to parallel streaming mode.");
 	if (!spec || !*spec)
 		spec = "cpu";
@@ -394,7 +382,7 @@ int layout__new(const char *spec, const struct topology *topo, const struct cpu_
 		return max;
 	layout = layout__alloc(max);
 	if (!layout)
-		return layout_error(err, errlen, -ENOMEM, "Failed to allocate thread masks");
+		return errbuf__set(err, errlen, -ENOMEM, "Failed to allocate thread masks");
 
 	if (name < 0)
 		ret = layout__fill_user(layout, topo, spec, cpus, err, errlen);
@@ -403,9 +391,9 @@ int layout__new(const char *spec, const struct topology *topo, const struct cpu_
 	else
 		ret = layout__fill_groups(layout, topo, layout_names[name].level, cpus);
 	if (ret == -ENOMEM)
-		layout_error(err, errlen, ret, "Failed to allocate thread masks");
+		errbuf__set(err, errlen, ret, "Failed to allocate thread masks");
 	if (!ret && !layout->nr)
-		ret = layout_error(err, errlen, -EINVAL,
+		ret = errbuf__set(err, errlen, -EINVAL,
 				   "No streaming thread for --threads=%s: no recorded CPU is in its groups",
 				   spec);
 	if (ret) {

@@ -37,6 +37,7 @@
 #include "precord/compress.h"
 #include "precord/writer.h"
 #include "precord/sample.h"
+#include "precord/util.h"
 
 #define MERGE_ROUND_BYTES	(4ULL << 20)	/* default FINISHED_ROUND spacing */
 #define MERGE_WINDOW		64		/* records a stream holds to undo inversions */
@@ -182,14 +183,6 @@ struct mpartial {
 	bool		found;			/* it was there: st says which file */
 	struct stat	st;
 };
-
-static inline u64 load_u64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 /* merge.c */
 void merge__error(struct merge *m, const char *fmt, ...);

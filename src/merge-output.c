@@ -291,14 +291,12 @@ int merge__name_output(struct merge *m)
 {
 	char proc[64];
 	size_t n = strlen(m->tmp);
-	struct timespec ts;
 	unsigned int seed;
 	int tries, i;
 
 	if (m->tmp_named)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	seed = (unsigned int)getpid() ^ (unsigned int)ts.tv_nsec;
+	seed = (unsigned int)getpid() ^ (unsigned int)clock__now_ns();
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->fd);
 	for (tries = 0; tries < 100; tries++) {
 		for (i = 0; i < 6; i++)

@@ -88,10 +88,8 @@ void merge__error(struct merge *m, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!m->errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(m->err, m->errlen, fmt, ap);
+	errbuf__vset(m->err, m->errlen, fmt, ap);
 	va_end(ap);
 }
 
@@ -196,14 +194,6 @@ int merge__kernel_records(struct merge *m)
 			return err;
 	}
 	return 0;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* DIR/data's records, in file order, plain. */
@@ -408,7 +398,7 @@ int merge__dir(const char *dir, const char *out_path, const struct merge_opts *o
 	struct merge m = {
 		.dir = dir, .err = err, .errlen = err ? errlen : 0, .fd = -1,
 	};
-	double start = now_seconds();
+	double start = clock__now_s();
 	struct stat sb;
 	int ret;
 
@@ -429,6 +419,6 @@ int merge__dir(const char *dir, const char *out_path, const struct merge_opts *o
 	if (!ret && m.note[0] && m.errlen)
 		snprintf(err, errlen, "%s", m.note);
 	merge__exit(&m);
-	m.stats->seconds = now_seconds() - start;
+	m.stats->seconds = clock__now_s() - start;
 	return ret;
 }

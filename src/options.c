@@ -34,9 +34,9 @@
 
 #include "precord/cpumap.h"
 #include "precord/options.h"
+#include "precord/util.h"
 #include "precord/threadmap.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define DEFAULT_FREQ		4000
 #define DEFAULT_OUTPUT		"perf.data"
@@ -82,11 +82,9 @@ opt_error(struct parse_ctx *ctx, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (ctx->err && ctx->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(ctx->err, ctx->errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errbuf__vset(ctx->err, ctx->errlen, fmt, ap);
+	va_end(ap);
 	return err;
 }
 

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "precord/parse-events.h"
+#include "precord/util.h"
 #include "precord/evlist.h"
 #include "precord/tracefs.h"
 
@@ -103,7 +104,7 @@ static const struct event_symbol *event_symbol__find(const char *s, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(event_symbols) / sizeof(event_symbols[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(event_symbols); i++) {
 		const struct event_symbol *sym = &event_symbols[i];
 
 		if ((strlen(sym->symbol) == len && !strncmp(sym->symbol, s, len)) ||

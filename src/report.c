@@ -46,6 +46,7 @@
 #include "precord/report.h"
 #include "precord/compress.h"
 #include "precord/sample.h"
+#include "precord/util.h"
 
 #define READ_CHUNK		(4u << 20)	/* bytes per read(); holds any record */
 #define LOSS_WINDOW_NS		10000000ULL	/* the windowed metric's 10 ms */
@@ -106,22 +107,6 @@ struct reader {
 	u8			*buf;
 };
 
-static u64 get_u64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u32 get_u32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static int reader__fail(struct reader *rd, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -129,11 +114,9 @@ static int reader__fail(struct reader *rd, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (rd->err && rd->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(rd->err, rd->errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errbuf__vset(rd->err, rd->errlen, fmt, ap);
+	va_end(ap);
 	return err;
 }
 
@@ -176,7 +159,7 @@ static int reader__add_evsel(struct reader *rd, const struct perf_event_attr *at
 	if (ev < 0)
 		return ev;
 	for (i = 0; i < nr_ids; i++)
-		if (sample_attrs__add_id(&rd->attrs, ev, get_u64(ids + 8 * i)))
+		if (sample_attrs__add_id(&rd->attrs, ev, load_u64(ids + 8 * i)))
 			return -ENOMEM;
 	return 0;
 }
@@ -382,11 +365,11 @@ static int reader__lost(struct reader *rd, const u8 *rec, size_t size)
 
 	if (size < HDR_SIZE + 16)
 		return reader__bad_record(rd, "LOST", "%zu bytes, too short for its fields", size);
-	lost = get_u64(rec + HDR_SIZE + 8);
+	lost = load_u64(rec + HDR_SIZE + 8);
 	reader__parse_other(rd, rec, size, 16, &ri);
 	if (!ri.has_id) {
 		/* The record's own id (the ring owner's): ID_INDEX still knows it. */
-		ri.id = get_u64(rec + HDR_SIZE);
+		ri.id = load_u64(rec + HDR_SIZE);
 		ri.has_id = true;
 	}
 	cpu = reader__cpu_of(rd, &ri, false);
@@ -415,7 +398,7 @@ static int reader__lost_samples(struct reader *rd, const u8 *rec, size_t size)
 	if (size < HDR_SIZE + 8)
 		return reader__bad_record(rd, "LOST_SAMPLES", "%zu bytes, too short for its fields",
 					  size);
-	lost = get_u64(rec + HDR_SIZE);
+	lost = load_u64(rec + HDR_SIZE);
 	reader__parse_other(rd, rec, size, 8, &ri);
 	a = reader__account(rd, &ri, reader__cpu_of(rd, &ri, true));
 	if (!a)
@@ -443,21 +426,21 @@ static int reader__id_index(struct reader *rd, const u8 *rec, size_t size)
 	if (size < HDR_SIZE + 8)
 		return reader__bad_record(rd, "ID_INDEX", "%zu bytes, too short for its count",
 					  size);
-	nr = get_u64(rec + HDR_SIZE);
+	nr = load_u64(rec + HDR_SIZE);
 	if (nr > (size - HDR_SIZE - 8) / entry)
 		return reader__bad_record(rd, "ID_INDEX", "%" PRIu64 " entries in %zu bytes",
 					  nr, size);
 	for (i = 0; i < nr; i++) {
 		const u8 *e = rec + HDR_SIZE + 8 + entry * i;
-		struct id_entry *s = id_map__get(&rd->attrs.ids, get_u64(e));
-		u64 idx = get_u64(e + 8);
+		struct id_entry *s = id_map__get(&rd->attrs.ids, load_u64(e));
+		u64 idx = load_u64(e + 8);
 
 		if (!s)
 			return -ENOMEM;
 		if (s->attr < 0 && idx < (u64)rd->attrs.nr)
 			s->attr = (int)idx;
-		s->cpu = (int)(s32)get_u64(e + 16);
-		s->tid = (int)(s32)get_u64(e + 24);
+		s->cpu = (int)(s32)load_u64(e + 16);
+		s->tid = (int)(s32)load_u64(e + 24);
 		if (s->attr >= 0 && s->cpu >= 0 && evsel__has_ids(rd->attrs.attr[s->attr].sample_type))
 			rd->indexed[s->attr] = true;
 	}
@@ -473,7 +456,7 @@ static int reader__header_attr(struct reader *rd, const u8 *rec, size_t size)
 	if (size < HDR_SIZE + PERF_ATTR_SIZE_VER0)
 		return reader__bad_record(rd, "HEADER_ATTR", "%zu bytes, too short for an attr",
 					  size);
-	asize = get_u32(rec + HDR_SIZE + 4);
+	asize = load_u32(rec + HDR_SIZE + 4);
 	if (!asize)
 		asize = PERF_ATTR_SIZE_VER0;
 	if (asize < PERF_ATTR_SIZE_VER0 || asize > size - HDR_SIZE)
@@ -619,7 +602,7 @@ static int reader__auxtrace_size(struct reader *rd, const struct input *in, u16 
 	*skip = 0;
 	if (size < HDR_SIZE + 8)
 		return 0;
-	*skip = get_u64(rd->buf + in->pos + HDR_SIZE);
+	*skip = load_u64(rd->buf + in->pos + HDR_SIZE);
 	if (*skip <= left)
 		return 0;
 	return reader__bad_record(rd, "AUXTRACE", "%" PRIu64 " bytes of trace follow it, "

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "precord/sample.h"
+#include "precord/util.h"
 
 #define HDR_SIZE	sizeof(struct perf_event_header)
 #define TRAILER_BITS	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
@@ -27,22 +28,6 @@
 static int bits__count(u64 type, u64 bits)
 {
 	return __builtin_popcountll(type & bits);
-}
-
-static u64 load_u64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u32 load_u32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 /* ---- positions ---- */

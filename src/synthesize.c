@@ -60,6 +60,7 @@
 #include "precord/evlist.h"
 #include "precord/threadmap.h"
 #include "precord/sample.h"
+#include "precord/util.h"
 #include "wq.h"
 
 /* perf leaves room for the optional {machine_pid, vcpu} part of each entry. */
@@ -101,12 +102,9 @@ void synth_opts__init(struct synth_opts *o)
 
 static u64 synth__now(const struct synth *s)
 {
-	struct timespec ts;
-
 	if (s->o->clock)
 		return s->o->clock(s->o->clock_ctx);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+	return clock__now_ns();
 }
 
 static void stats__vanished(const struct synth_opts *o)
@@ -273,8 +271,10 @@ static int status__parse(char *bf, struct task_status *ts)
 			*nl = '\0';
 		strncpy(ts->comm, name, sizeof(ts->comm) - 1);
 	}
-	ts->tgid = atoi(tgids + 5);
-	ts->ppid = ppids ? atoi(ppids + 5) : -1;
+	if (parse__key_int(tgids, "Tgid", &ts->tgid))
+		ts->tgid = 0;
+	if (!ppids || parse__key_int(ppids, "PPid", &ts->ppid))
+		ts->ppid = -1;
 	ts->kernel = !vmpeak && threads;
 	return ts->tgid > 0 ? 0 : -EIO;
 }
@@ -1237,6 +1237,27 @@ static void kmods__free(struct kmod *mods, int nr)
 }
 
 /*
+ * A /proc/modules line: "NAME SIZE REFS DEPS STATE ADDR ...", the name
+ * (at most 63 bytes), its size and load address. 0 or -EINVAL.
+ */
+static int modules__parse_line(char *line, struct kmod *m, u64 *size, u64 *start)
+{
+	char *save, *tok[6];
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		tok[i] = strtok_r(i ? NULL : line, " \t\n", &save);
+		if (!tok[i])
+			return -EINVAL;
+	}
+	if (strlen(tok[0]) >= sizeof(m->name) || parse__u64(tok[1], 10, size, NULL) ||
+	    parse__u64(tok[5], 16, start, NULL))
+		return -EINVAL;
+	memcpy(m->name, tok[0], strlen(tok[0]) + 1);
+	return 0;
+}
+
+/*
  * /proc/modules ("ext4 1011712 2 - Live 0xffffffffc0a4e000"), sorted by
  * address. Count, 0 when the kernel has no modules, or -errno (-EACCES:
  * the addresses are hidden).
@@ -1246,7 +1267,7 @@ static int kmods__read(const struct synth_opts *o, struct kmod **out)
 	FILE *f = fopen(SYNTH_PATH(o, modules, "/proc/modules"), "re");
 	struct kmod *mods = NULL, m;
 	int nr = 0, alloc = 0, err = 0;
-	unsigned long long size, start;
+	u64 size, start;
 	char line[1024];
 
 	*out = NULL;
@@ -1254,7 +1275,7 @@ static int kmods__read(const struct synth_opts *o, struct kmod **out)
 		return errno == ENOENT ? 0 : -errno;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&m, 0, sizeof(m));
-		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", m.name, &size, &start) != 3)
+		if (modules__parse_line(line, &m, &size, &start))
 			continue;
 		if (!start) {
 			err = -EACCES;

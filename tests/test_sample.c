@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "precord/sample.h"
+#include "precord/util.h"
 
 #define HDR		sizeof(struct perf_event_header)
 #define ID_MARK		0x1d1d1d1d1d1d1d1dULL
@@ -39,48 +40,31 @@ static u64 type_of(unsigned int mask)
 	return st;
 }
 
-/* A sample's fixed fields as perf_output_sample() writes them: the word count. */
-static int sample_build(u64 st, u64 *w)
+/* A sample's fixed fields in the order perf_output_sample() writes them. */
+static const u64 sample_order[] = {
+	PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+	PERF_SAMPLE_ADDR, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+};
+
+/* The sample_id trailer's, as perf_event_header__init_id() lays it out. */
+static const u64 trailer_order[] = {
+	PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID,
+	PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+};
+
+/* The words of the fields of st in order, the id and the time marked: their count. */
+static int build(u64 st, const u64 *order, size_t n, u64 *w)
 {
-	int n = 0;
+	size_t i;
+	int k = 0;
 
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		w[n++] = ID_MARK;
-	if (st & PERF_SAMPLE_IP)
-		w[n++] = 1;
-	if (st & PERF_SAMPLE_TID)
-		w[n++] = 2;
-	if (st & PERF_SAMPLE_TIME)
-		w[n++] = TIME_MARK;
-	if (st & PERF_SAMPLE_ADDR)
-		w[n++] = 3;
-	if (st & PERF_SAMPLE_ID)
-		w[n++] = ID_MARK;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		w[n++] = 4;
-	if (st & PERF_SAMPLE_CPU)
-		w[n++] = 5;
-	return n;
-}
-
-/* The sample_id trailer as perf_event_header__init_id() lays it out. */
-static int trailer_build(u64 st, u64 *w)
-{
-	int n = 0;
-
-	if (st & PERF_SAMPLE_TID)
-		w[n++] = 2;
-	if (st & PERF_SAMPLE_TIME)
-		w[n++] = TIME_MARK;
-	if (st & PERF_SAMPLE_ID)
-		w[n++] = ID_MARK;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		w[n++] = 4;
-	if (st & PERF_SAMPLE_CPU)
-		w[n++] = 5;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		w[n++] = ID_MARK;
-	return n;
+	for (i = 0; i < n; i++) {
+		if (!(st & order[i]))
+			continue;
+		w[k++] = order[i] == PERF_SAMPLE_TIME ? TIME_MARK :
+			 order[i] & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER) ? ID_MARK : i + 1;
+	}
+	return k;
 }
 
 static void test_positions(void **state)
@@ -89,7 +73,7 @@ static void test_positions(void **state)
 
 	for (mask = 0; mask < 1u << 8; mask++) {
 		u64 st = type_of(mask), w[8];
-		int n = sample_build(st, w), id = sample__id_pos(st), t = sample__time_pos(st);
+		int n = build(st, sample_order, ARRAY_SIZE(sample_order), w), id = sample__id_pos(st), t = sample__time_pos(st);
 
 		if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
 			assert_in_range(id, 0, n - 1);
@@ -103,7 +87,7 @@ static void test_positions(void **state)
 		} else {
 			assert_int_equal(t, -1);
 		}
-		n = trailer_build(st, w);
+		n = build(st, trailer_order, ARRAY_SIZE(trailer_order), w);
 		assert_int_equal(sample_id__size(st), 8 * (size_t)n);
 		id = sample_id__id_back(st);
 		t = sample_id__time_back(st);
