@@ -8,7 +8,7 @@
 #define PRECORD_STREAMS_H
 
 #include "precord/stream.h"
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
 #include "precord/topology.h"
 
 struct evlist;

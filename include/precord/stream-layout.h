@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * layout.h — how the rings are split among streaming threads (--threads):
- * perf's SPEC (cpu, core, package, numa, or user masks
+ * stream-layout.h — how the rings are split among streaming threads
+ * (--threads): perf's SPEC (cpu, core, package, numa, or user masks
  * "<maps>/<affinity>:<maps>/<affinity>…") applied to a topology and
  * intersected with the CPUs recorded.
  */
-#ifndef PRECORD_LAYOUT_H
-#define PRECORD_LAYOUT_H
+#ifndef PRECORD_STREAM_LAYOUT_H
+#define PRECORD_STREAM_LAYOUT_H
 
 #include "precord/cpumap.h"
 #include "precord/topology.h"
@@ -42,4 +42,4 @@ int layout__thread_of(const struct stream_layout *layout, struct cpu cpu);
 int layout__fit_allowed(struct stream_layout *layout, const struct topology *topo,
 			const struct cpu_map *allowed);
 
-#endif /* PRECORD_LAYOUT_H */
+#endif /* PRECORD_STREAM_LAYOUT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_layout.c — --threads layouts on hwloc synthetic topologies (so the
+ * test_stream_layout.c — --threads layouts on hwloc synthetic topologies (so the
  * answers never depend on the host): the named layouts on a 272-PU Xeon
  * Phi-like machine and a 2-socket one, intersection with -C, user masks and
  * every error with its message, node[] and thread_of(); plus "numa" on the
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
 
 /* Xeon Phi 7250-like in SNC-4: 4 nodes of 17 cores of 4 threads; the
  * threads of core c are CPUs c, c+68, c+136 and c+204. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * layout.c — which streaming thread drains which CPU's ring (--threads).
+ * stream-layout.c — which streaming thread drains which CPU's ring (--threads).
  *
  * Turns perf's --threads SPEC into a list of threads, each with the CPUs
  * whose rings it drains (maps), the CPUs it may run on (affinity) and the
@@ -32,7 +32,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
 #include "precord/util.h"
 
 enum layout_kind {
