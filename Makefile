@@ -49,7 +49,8 @@ PRECORD_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wform
 PRECORD_CPPFLAGS := -Iinclude -Iworkqueue -I$(B) -D_GNU_SOURCE $(PKG_CFLAGS)
 ALL_CFLAGS   = $(PRECORD_CPPFLAGS) $(CPPFLAGS) $(PRECORD_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS  = $(SAN_FLAGS) $(LDFLAGS)
-LDLIBS   += $(PKG_LIBS) -lrt -lpthread -lm
+# The project's libraries, then whatever LDLIBS the command line adds.
+ALL_LIBS     = $(PKG_LIBS) -lrt -lpthread -lm $(LDLIBS)
 DEPFLAGS  = -MMD -MP
 
 WQ_SRCS   := $(wildcard workqueue/*.c)
@@ -88,7 +89,7 @@ $(B)/libbuiltin.a: $(CMD_OBJS)
 
 $(B)/precord: $(B)/builtin/main.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
 precord: $(B)/precord
 	$(Q)cp $< $@
@@ -112,7 +113,7 @@ $(B)/%.o: %.c | $(B)/version.h
 # tests/helpers.c: the fixtures and builders every test may use.
 $(B)/tests/%: $(B)/tests/%.o $(B)/tests/helpers.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(ALL_LIBS)
 
 $(B)/tests/%.o: tests/%.c | $(B)/version.h
 	@mkdir -p $(@D)
@@ -127,7 +128,7 @@ bench/matmul: bench/matmul.c
 
 bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
 # The flight-recorder tests' workload: numbered getppid() markers (tests/integration).
 build/tests/marker: tests/marker.c
@@ -157,7 +158,7 @@ FUZZ_SECONDS ?= 60
 $(FUZZERS): $(B)/tests/fuzz/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/fuzz-common.o \
 		$(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ALL_LIBS)
 
 fuzz-targets: $(FUZZERS)
 fuzzers:
@@ -218,4 +219,4 @@ clean:
 # `make -s workqueue/examples/wq-example` and runs it.
 workqueue/examples/wq-example: workqueue/examples/wq-example.c $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)
