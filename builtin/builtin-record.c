@@ -24,6 +24,10 @@
  * pipe format instead, with one streaming thread: the header is pipe.c's
  * records ahead of the synthesized ones, nothing is rewritten at the end,
  * and a reader that goes away ends the recording.
+ *
+ * This file holds the order and the wait; the steps it calls live in the
+ * files builtin/record.h lists (the events, the output, rotation and
+ * control, the closing lines) and in the modules of src/.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c — `precord report --loss`: the account of loss of any perf.data,
- * precord's or perf's, so both recorders are judged with one yardstick.
+ * report.c — the account of loss of any perf.data, precord's or perf's, so
+ * both recorders are judged with one yardstick: what `precord report
+ * --loss` prints (builtin/builtin-report.c) and a recording's closing
+ * lines end with (builtin/record-summary.c).
  * Documentation/loss.md defines every figure; this comment says how they are
  * computed.
  *
