@@ -112,6 +112,46 @@ void rbuf__release(struct rbuf *b)
 	*b = (struct rbuf){ 0 };
 }
 
+/* ---- evsels built by hand ---- */
+
+void test_evsel__init(struct evsel *evsel, int idx, u64 config, const char *name,
+		      u64 sample_type, u64 *ids, int nr_ids)
+{
+	memset(evsel, 0, sizeof(*evsel));
+	evsel->attr.type = PERF_TYPE_SOFTWARE;
+	evsel->attr.config = config;
+	evsel->attr.sample_period = 4000;
+	evsel->attr.sample_id_all = 1;
+	evsel->attr.sample_type = sample_type;
+	evsel->name = (char *)name;
+	evsel->idx = idx;
+	evsel->ids = ids;
+	evsel->nr_ids = nr_ids;
+}
+
+void test_evlist__init(struct evlist *evlist, struct evsel **entries, struct evsel *evsels,
+		       int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		entries[i] = &evsels[i];
+		evsels[i].evlist = evlist;
+	}
+	evlist->entries = entries;
+	evlist->nr_entries = nr;
+}
+
+void assert_cpu_map(const struct cpu_map *map, const int *cpus, int nr)
+{
+	int i;
+
+	assert_non_null(map);
+	assert_int_equal(map->nr, nr);
+	for (i = 0; i < nr; i++)
+		assert_int_equal(map->map[i].cpu, cpus[i]);
+}
+
 /* ---- records collected one by one ---- */
 
 void collector__init(struct collector *c)

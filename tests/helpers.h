@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "precord/perf-file.h"
+#include "precord/cpumap.h"
+#include "precord/evlist.h"
 
 /* ---- a temporary directory ---- */
 
@@ -44,6 +46,21 @@ int rbuf__emit(void *ctx, const void *record, size_t size);
 /* The bytes into path, created or emptied; the test fails when they are not all there. */
 void rbuf__write_file(const struct rbuf *b, const char *path);
 void rbuf__release(struct rbuf *b);
+
+/* ---- evsels built by hand (no descriptors), for headers and files ---- */
+
+/*
+ * A software event: config, name, sample_type, sample_id_all, a period of
+ * 4000, and its ids (the caller's array); the rest zero for the test to set.
+ */
+void test_evsel__init(struct evsel *evsel, int idx, u64 config, const char *name,
+		      u64 sample_type, u64 *ids, int nr_ids);
+/* evlist over evsels[0..nr), entries its nr slots; each evsel points back at it. */
+void test_evlist__init(struct evlist *evlist, struct evsel **entries, struct evsel *evsels,
+		       int nr);
+
+/* map holds exactly cpus[0..nr), in order. */
+void assert_cpu_map(const struct cpu_map *map, const int *cpus, int nr);
 
 /* ---- records collected one by one ---- */
 

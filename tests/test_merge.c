@@ -116,18 +116,10 @@ static void put_bare(struct rbuf *b, u32 type)
 
 static void evsel__init_test(struct evsel *evsel, int idx, u64 sample_type, u64 *ids)
 {
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
+	test_evsel__init(evsel, idx, idx ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK,
+			 idx ? "task-clock" : "cpu-clock", sample_type, ids, 2);
 	evsel->attr.size = sizeof(evsel->attr);
-	evsel->attr.config = idx ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = sample_type;
 	evsel->attr.read_format = PERF_FORMAT_ID;
-	evsel->name = (char *)(idx ? "task-clock" : "cpu-clock");
-	evsel->idx = idx;
-	evsel->ids = ids;
-	evsel->nr_ids = 2;
 }
 
 static int setup_in(void **state, const char *base)

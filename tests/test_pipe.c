@@ -20,6 +20,9 @@
 #include "precord/topology.h"
 #include "helpers.h"
 
+#define ST_PIPE		(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME)
+
 struct fixture {
 	struct evsel	evsel[2];
 	struct evsel	*entries[2];
@@ -41,21 +44,6 @@ static int capture(void *ctx, const void *data, size_t size)
 	return rbuf__emit(&f->out, data, size);
 }
 
-static void evsel__init_sw(struct evsel *evsel, u64 config, const char *name, u64 *ids, int nr)
-{
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
-	evsel->attr.config = config;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.freq = 1;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				  PERF_SAMPLE_TIME;
-	evsel->name = (char *)name;
-	evsel->ids = ids;
-	evsel->nr_ids = nr;
-}
-
 static int setup(void **state)
 {
 	static const char *argv[] = { "precord", "-o", "-" };
@@ -68,14 +56,12 @@ static int setup(void **state)
 	f->ids0[2] = 13;
 	f->ids1[0] = 21;
 	f->ids1[1] = 22;
-	evsel__init_sw(&f->evsel[0], PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", f->ids0, 3);
-	evsel__init_sw(&f->evsel[1], PERF_COUNT_SW_DUMMY, "dummy:HG", f->ids1, 2);
+	test_evsel__init(&f->evsel[0], 0, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", ST_PIPE, f->ids0, 3);
+	test_evsel__init(&f->evsel[1], 1, PERF_COUNT_SW_DUMMY, "dummy:HG", ST_PIPE, f->ids1, 2);
+	f->evsel[0].attr.freq = 1;
+	f->evsel[1].attr.freq = 1;
 	f->evsel[0].attr.size = 64;	/* whatever the evsel says, the record has this build's */
-	f->entries[0] = &f->evsel[0];
-	f->entries[1] = &f->evsel[1];
-	f->evlist.entries = f->entries;
-	f->evlist.nr_entries = 2;
-	f->evsel[1].idx = 1;
+	test_evlist__init(&f->evlist, f->entries, f->evsel, 2);
 	f->topo = topology__new_synthetic("pack:1 numa:1 core:2 pu:2");
 	if (!f->topo) {
 		free(f);

@@ -170,20 +170,12 @@ static void fixture__evsel(struct fixture *f, int i, u64 st, u64 id0, u64 id1)
 {
 	struct evsel *evsel = &f->evsel[i];
 
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
-	evsel->attr.config = i ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.freq = 1;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = st;
-	evsel->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	evsel->name = i ? "dummy:u" : "cpu-clock";
 	f->ids[i][0] = id0;
 	f->ids[i][1] = id1;
-	evsel->ids = f->ids[i];
-	evsel->nr_ids = 2;
-	evsel->idx = i;
+	test_evsel__init(evsel, i, i ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK,
+			 i ? "dummy:u" : "cpu-clock", st, f->ids[i], 2);
+	evsel->attr.freq = 1;
+	evsel->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	evsel->evlist = &f->evlist;
 	f->entries[i] = evsel;
 	f->evlist.nr_entries = i + 1;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "precord/stream-layout.h"
+#include "helpers.h"
 
 /* Xeon Phi 7250-like in SNC-4: 4 nodes of 17 cores of 4 threads; the
  * threads of core c are CPUs c, c+68, c+136 and c+204. */
@@ -46,16 +47,6 @@ static void assert_map_is(const struct cpu_map *map, const char *list)
 	assert_non_null(map);
 	cpu_map__snprintf(map, buf, sizeof(buf));
 	assert_string_equal(buf, list);
-}
-
-static void assert_map_cpus(const struct cpu_map *map, const int *cpus, int nr)
-{
-	int i;
-
-	assert_non_null(map);
-	assert_int_equal(map->nr, nr);
-	for (i = 0; i < nr; i++)
-		assert_int_equal(map->map[i].cpu, cpus[i]);
 }
 
 /* Build spec on topo for the CPUs in list; must succeed. */
@@ -150,7 +141,7 @@ static void test_phi_numa(void **state)
 		for (k = 0; k < 4; k++)
 			for (i = 17 * node; i < 17 * node + 17; i++)
 				cpus[n++] = i + 68 * k;
-		assert_map_cpus(layout->maps[node], cpus, 68);
+		assert_cpu_map(layout->maps[node], cpus, 68);
 		assert_int_equal(layout->node[node], node);
 	}
 	assert_map_is(layout->maps[1], "17-33,85-101,153-169,221-237");
@@ -170,7 +161,7 @@ static void test_phi_core(void **state)
 	for (c = 0; c < 68; c++) {
 		int cpus[4] = { c, c + 68, c + 136, c + 204 };
 
-		assert_map_cpus(layout->maps[c], cpus, 4);
+		assert_cpu_map(layout->maps[c], cpus, 4);
 		assert_int_equal(layout->node[c], c / 17);
 	}
 	assert_affinity_is_maps(layout);
@@ -187,7 +178,7 @@ static void test_phi_cpu(void **state)
 
 	assert_int_equal(layout->nr, PHI_CPUS);
 	for (cpu = 0; cpu < PHI_CPUS; cpu++) {
-		assert_map_cpus(layout->maps[cpu], &cpu, 1);
+		assert_cpu_map(layout->maps[cpu], &cpu, 1);
 		assert_int_equal(layout->node[cpu], (cpu % 68) / 17);
 		assert_int_equal(layout__thread_of(layout, (struct cpu){ cpu }), cpu);
 	}
