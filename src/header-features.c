@@ -101,6 +101,14 @@ void fbuf__release(struct fbuf *b)
 	*b = (struct fbuf){ 0 };
 }
 
+int fbuf__write_at(struct fbuf *b, int fd, u64 off)
+{
+	int err = b->err ? b->err : pwrite_all(fd, b->data, b->len, off);
+
+	fbuf__release(b);
+	return err;
+}
+
 /* A cpu map as a perf CPU list string ("0-3,8"). */
 static void fbuf__cpu_list(struct fbuf *b, const struct cpu_map *map)
 {

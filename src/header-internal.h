@@ -49,6 +49,8 @@ static inline struct perf_event_attr evsel__file_attr(const struct evsel *evsel)
 
 void fbuf__put(struct fbuf *b, const void *p, size_t n);	/* p NULL: n zero bytes */
 void fbuf__release(struct fbuf *b);
+/* b written at off of fd, then released: 0, b's first error, or -errno. */
+int fbuf__write_at(struct fbuf *b, int fd, u64 off);
 /* ctx for evlist and env; *owned: a topology made here (env has none), to delete. */
 int feat_ctx__init(struct feat_ctx *ctx, struct evlist *evlist, const struct header_env *env,
 		   struct topology **owned);

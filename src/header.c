@@ -176,10 +176,7 @@ int header__write_start(int fd, struct evlist *evlist, u64 *data_offset)
 		fbuf__put(&b, &fattr, sizeof(fattr));
 		ids_off += fattr.ids.size;
 	}
-	err = b.err;
-	if (!err)
-		err = (int)pwrite_all(fd, b.data, b.len, 0);
-	fbuf__release(&b);
+	err = fbuf__write_at(&b, fd, 0);
 	if (!err)
 		*data_offset = off;
 	return err;
@@ -604,10 +601,7 @@ int header__write_start_raw(int fd, const struct header_attrs *attrs, u64 *data_
 			memcpy(raw_attr__ids(b.data + at, attrs->attr_size), &ids, sizeof(ids));
 		ids_off += ids.size;
 	}
-	err = b.err;
-	if (!err)
-		err = (int)pwrite_all(fd, b.data, b.len, 0);
-	fbuf__release(&b);
+	err = fbuf__write_at(&b, fd, 0);
 	if (!err)
 		*data_offset = hdr.data.offset;
 	return err;
