@@ -189,7 +189,8 @@ static size_t record(u8 *buf, u32 type, const u64 *w, int n)
 	struct perf_event_header h = { .type = type, .size = (u16)(HDR + 8 * (size_t)n) };
 
 	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + HDR, w, 8 * (size_t)n);
+	if (n)
+		memcpy(buf + HDR, w, 8 * (size_t)n);
 	return h.size;
 }
 
