@@ -185,7 +185,8 @@ struct mpartial {
 };
 
 /* merge.c */
-void merge__error(struct merge *m, const char *fmt, ...);
+void merge__error(struct merge *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 int merge__kernel_records(struct merge *m);
 
 /* merge-data.c */
