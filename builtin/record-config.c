@@ -8,7 +8,7 @@
  *
  * Runs on the main thread before anything is opened; errors are one line
  * on stderr and a -errno. Data flow: struct record_opts → the evlist's
- * evsels, maps and attrs → record.c opens them.
+ * evsels, maps and attrs → builtin-record.c opens them.
  */
 #include <errno.h>
 #include <stdio.h>

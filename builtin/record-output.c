@@ -5,7 +5,7 @@
  * to stdout or a FIFO, or a staging directory merged into the output at
  * the end), the start of each data file (its header and the records
  * synthesized for what already runs), and its end (LOST_SAMPLES written by
- * record.c, the features, the final header; a file cut back to its last
+ * synthesize.c, the features, the final header; a file cut back to its last
  * whole record after a write error).
  *
  * Runs on the main thread. Data flow: -o → record__check_output() →

@@ -5,7 +5,7 @@
  * --overwrite rings, --switch-max-files) and the commands of the control
  * channel (--control: enable, disable, snapshot, evlist, stop).
  *
- * Runs on the main thread, from record.c's wait loop. Data flow: a
+ * Runs on the main thread, from builtin-record.c's wait loop. Data flow: a
  * trigger (SIGUSR2, a thread's "full" eventfd, a timer, a control
  * command) → record__switch(): the streaming threads move to a new staging
  * directory, the old one's data file is finished and becomes

@@ -156,7 +156,7 @@ bool evlist__can_profile_kernel(void);
 int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned long *need);
 /*
  * The one-line message for a failed open, in perf's tone, without the
- * "precord: " prefix (as record.c words them).  Returns the length
+ * "precord: " prefix (as the record command words them).  Returns the length
  * (snprintf rules).
  */
 int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size);
