@@ -5,14 +5,12 @@
  * beforehand. The file differs from the one-thread merge's only in where
  * the FINISHED_ROUNDs fall.
  *
- * The kernel records split by time into parts, one per CPU: part p takes
- * every record with a time in [T_p, T_p+1), from each data.N the run of
- * records between two cuts, and merges them as the sequential merge does,
- * with its own streams, heap and writer, into its own range of the output.
- * A part's range is known before it starts: its bytes are the records
- * between its cuts, and its FINISHED_ROUNDs floor(bytes / round_bytes)
- * (merge__put_kernel()). The file is the one the sequential merge writes
- * but for where the markers fall.
+ * Part p takes every record with a time in [T_p, T_p+1), from each data.N
+ * the run of records between two cuts, and merges them as the sequential
+ * merge does, with its own streams, heap and writer, into its own range of
+ * the output. A part's range is known before it starts: its bytes are the
+ * records between its cuts, and its FINISHED_ROUNDs floor(bytes /
+ * round_bytes) (merge__put_kernel()).
  *
  * A cut in a file must be clean: every record before it earlier than T,
  * every record from it on at T or later, so the parts' outputs follow each

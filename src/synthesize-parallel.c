@@ -4,10 +4,10 @@
  * (synthesize__all_parallel()), the same records in the same order as
  * synthesize.c's serial walk.
  *
- * Parallel walk (synthesize__all_parallel): N participants (the caller and
- * N - 1 pool workers, through wq__parallel_for() over N indexes) claim the
- * pids of /proc one at a time from an atomic cursor and append whole
- * processes to their own growable buffers, without locks. A process of
+ * N participants (the caller and N - 1 pool workers, through
+ * wq__parallel_for() over N indexes) claim the pids of /proc one at a time
+ * from an atomic cursor and append whole processes to their own growable
+ * buffers, without locks. A process of
  * more than SYNTH_SPLIT_TASKS tasks is split: whoever claimed it publishes
  * its task list in pieces of SYNTH_PIECE_TASKS tids while still reading
  * it, and any participant out of pids synthesizes pieces (a mutex guards
