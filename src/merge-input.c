@@ -206,16 +206,6 @@ const char *mfile__header_at(const struct mfile *f, u64 pos, struct perf_event_h
 
 /* ---- streams: a file, its decompressor, its reorder window ---- */
 
-const u8 *wrec__data(const struct mstream *s, const struct wrec *r)
-{
-	return r->in_arena ? s->arena + r->off : s->file.map + r->off;
-}
-
-struct wrec *mstream__at(struct mstream *s, unsigned int i)
-{
-	return &s->win[(s->head + i) % MERGE_WINDOW];
-}
-
 /* The lowest arena offset still needed: the window's and what is unread. */
 static size_t mstream__arena_keep(struct mstream *s)
 {
@@ -385,15 +375,6 @@ int mstream__fill(struct merge *m, struct mstream *s)
 		mstream__insert(s, &r);
 	}
 	return 0;
-}
-
-struct wrec mstream__pop(struct mstream *s)
-{
-	struct wrec r = s->win[s->head];
-
-	s->head = (s->head + 1) % MERGE_WINDOW;
-	s->nr--;
-	return r;
 }
 
 /* Where the stream's first record not yet written starts: all before it is out. */

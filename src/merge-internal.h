@@ -184,6 +184,28 @@ struct mpartial {
 	struct stat	st;
 };
 
+/* A window record's bytes: in the file's mapping or in the arena. */
+static inline const u8 *wrec__data(const struct mstream *s, const struct wrec *r)
+{
+	return r->in_arena ? s->arena + r->off : s->file.map + r->off;
+}
+
+/* The i-th record of the window, earliest first. */
+static inline struct wrec *mstream__at(struct mstream *s, unsigned int i)
+{
+	return &s->win[(s->head + i) % MERGE_WINDOW];
+}
+
+/* The earliest record out of the window. */
+static inline struct wrec mstream__pop(struct mstream *s)
+{
+	struct wrec r = s->win[s->head];
+
+	s->head = (s->head + 1) % MERGE_WINDOW;
+	s->nr--;
+	return r;
+}
+
 /* merge.c */
 void merge__error(struct merge *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -203,11 +225,8 @@ void mfile__close(struct mfile *f);
 bool mfile__zero_tail(const struct mfile *f, u64 pos);
 const char *mfile__header_at(const struct mfile *f, u64 pos, struct perf_event_header *h);
 void merge__cut(struct merge *m, struct mfile *f, const char *what);
-const u8 *wrec__data(const struct mstream *s, const struct wrec *r);
-struct wrec *mstream__at(struct mstream *s, unsigned int i);
 int mstream__read(struct merge *m, struct mstream *s, struct wrec *r);
 int mstream__fill(struct merge *m, struct mstream *s);
-struct wrec mstream__pop(struct mstream *s);
 u64 mstream__low(struct mstream *s);
 void mstream__exit(struct mstream *s);
 int merge__open_streams(struct merge *m, bool consume);
