@@ -188,8 +188,6 @@ int pmu_format__apply(const struct pmu_format *format, u64 value, struct perf_ev
 			continue;
 		if (value & (1ULL << vbit++))
 			*v |= 1ULL << fbit;
-		else
-			*v &= ~(1ULL << fbit);
 	}
 	return 0;
 }

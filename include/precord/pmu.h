@@ -79,9 +79,10 @@ int pmu_format__parse(const char *text, enum pmu_field *field, u64 *bits);
 /* The largest value the format holds. */
 u64 pmu_format__max(const struct pmu_format *format);
 /*
- * Deposit value into the format's bits of its field in attr (bit i of the
- * value into the i-th bit of the format, perf's pmu_format_value()). -ERANGE
- * (nothing changed) when the value does not fit.
+ * OR value into the format's bits of its field in attr (bit i of the value
+ * into the i-th bit of the format; perf's pmu_format_value() for a PMU
+ * without a default config, which never clears a bit). -ERANGE (nothing
+ * changed) when the value does not fit.
  */
 int pmu_format__apply(const struct pmu_format *format, u64 value,
 		      struct perf_event_attr *attr);
