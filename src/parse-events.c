@@ -1088,7 +1088,7 @@ static int parser__syntax(struct parser *p)
 			"event '%s' has an empty entry; separate events with single commas", p->str);
 	if (t->type == T_END)
 		return parse_events__error(p->ps->err, -EINVAL,
-			"event '%s' ends too early; " PERF_LIST_HINT, p->ps->event);
+			"event '%s' ends too early; " PERF_LIST_HINT, p->str);
 	if (at > 0 && s[at - 1] == ':' && t->type != ':')
 		return parse_events__error(p->ps->err, -EINVAL,
 			"event '%s' has an unknown modifier '%.*s'; the modifiers are " MODIFIER_HELP,

@@ -527,6 +527,21 @@ static int record__config(struct record *rec)
 		record__config_evsel(rec, evsel, evsel == tracking, own_tracking && evsel == tracking);
 	evlist__for_each_evsel(rec->evlist, evsel, i)
 		record__config_leader_sampling(evsel);
+	/*
+	 * An overwrite term: that event's rings are backward ones, read as
+	 * --overwrite's are, at a snapshot and at the end.
+	 */
+	if (evlist__has_backward(rec->evlist))
+		rec->opts.overwrite = true;
+	/* perf: aux-sample-size= needs an AUX area event, and precord records none. */
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		if (evsel->terms.set & EVSEL_TERM_AUX_SAMPLE_SIZE) {
+			fprintf(stderr, "precord: No AUX area event to sample (%s asks for "
+				"aux-sample-size=, and precord records no AUX area events)\n",
+				evsel->name);
+			return -EINVAL;
+		}
+	}
 	if (own_tracking) {
 		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
 		record__config_tracking(rec, evsel);
@@ -733,7 +748,7 @@ static int record__setup_pipe(struct record *rec)
 	const char *where = strcmp(rec->path, "-") ? "a FIFO at -o" : "to stdout";
 	const char *why = o->no_merge ? "--no-merge keeps the streaming threads' directory" :
 			  o->switch_output ? "--switch-output starts new output files" :
-			  o->overwrite ? "--overwrite keeps its snapshots in the threads' files" : NULL;
+			  o->overwrite ? "--overwrite (or an overwrite event term) keeps its snapshots in the threads' files" : NULL;
 
 	if (why) {
 		fprintf(stderr, "precord: %s, which pipe mode (%s) cannot: record into a file "
