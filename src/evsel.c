@@ -4,6 +4,9 @@
  *
  * Owns the attr, the name and the fds[cpu_idx][thread_idx] array of one
  * event, and the ids the kernel gives each fd (ids[] in the same order).
+ * A group member is opened with its leader's fd of the same slot as
+ * group_fd, so the leader's slot must be open first (evlist.c opens the
+ * evsels of a unit in evlist order, leaders first).
  *
  * Threads: evsel__new/delete/alloc_fds/close and every change to the attr
  * run on the thread that sets up the recording.  The *_cpu() functions are
