@@ -509,9 +509,12 @@ static void record__config_tracking(struct record *rec, struct evsel *evsel)
  */
 static int record__config(struct record *rec)
 {
+	struct evsel *evsel, *tracking, *first = evlist__first(rec->evlist);
+	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
+	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
+			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
 	/* --overwrite: tracking records must not be overwritten with the samples. */
-	bool own_tracking = rec->system_wide || rec->opts.overwrite;
-	struct evsel *evsel, *tracking;
+	bool own_tracking = (rec->system_wide && !first_dummy) || rec->opts.overwrite;
 	int i;
 
 	if (own_tracking) {
@@ -557,7 +560,11 @@ static int record__config(struct record *rec)
 		evsel->attr.disabled = 0;
 		evsel->attr.enable_on_exec = 0;
 	} else {
-		record__config_tracking(rec, evlist__first(rec->evlist));
+		record__config_tracking(rec, first);
+		if (rec->system_wide) {	/* the given dummy, on from the start as perf's would be */
+			first->attr.disabled = 0;
+			first->attr.enable_on_exec = 0;
+		}
 	}
 	return 0;
 }

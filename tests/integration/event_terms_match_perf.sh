@@ -44,6 +44,7 @@ same -e mem:0x1000/8:rw
 same -e mem:0x1000:rw:u
 same -c 7 -e mem:0x1000
 same -e duration_time
+same -a -e duration_time
 same -e sched:sched_switch/call-graph=fp/u
 same -e 'sched:sched_switch,{cpu-clock,sched:sched_process_exec}:S'
 
