@@ -65,6 +65,12 @@ static int record__open(struct record *rec)
 		if (rec->opts.verbose)
 			fprintf(stderr, "precord: this kernel has no MMAP2 build ids\n");
 	}
+	if ((oerr.fallbacks & EVLIST_FALLBACK_CYCLES) && rec->opts.verbose)
+		fprintf(stderr, "precord: The cycles event is not supported, trying to fall back "
+			"to cpu-clock-ticks\n");
+	if ((oerr.fallbacks & EVLIST_FALLBACK_WEAK_GROUP) && rec->opts.verbose)
+		fprintf(stderr, "precord: a weak group (:W) could not be opened; its events are "
+			"opened one by one\n");
 	if (err) {
 		evlist__open_strerror(&oerr, msg, sizeof(msg));
 		fprintf(stderr, "precord: %s\n", msg);

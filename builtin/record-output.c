@@ -65,7 +65,7 @@ static int record__setup_pipe(struct record *rec)
 	const char *where = strcmp(rec->path, "-") ? "a FIFO at -o" : "to stdout";
 	const char *why = o->no_merge ? "--no-merge keeps the streaming threads' directory" :
 			  o->switch_output ? "--switch-output starts new output files" :
-			  o->overwrite ? "--overwrite keeps its snapshots in the threads' files" : NULL;
+			  o->overwrite ? "--overwrite (or an overwrite event term) keeps its snapshots in the threads' files" : NULL;
 
 	if (why) {
 		fprintf(stderr, "precord: %s, which pipe mode (%s) cannot: record into a file "
