@@ -1,28 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * merge-input.c — the files a merge reads: DIR/data's data section and the
- * data.N files, each mapped and read record by record as one stream with
- * its reorder window.
+ * data.N files listed in numeric order, each mapped read-only and handed
+ * to merge-records.c as one stream.
  *
  * Input files are mmapped read-only with MADV_SEQUENTIAL (large read-ahead,
  * no copy into a buffer of ours); consumed ranges are given back with
- * MADV_DONTNEED every MERGE_RELEASE_STEP bytes (merge.c), so the resident
- * set stays bounded however large the files. Records a stream keeps in its
- * window point into the mapping; records decompressed from COMPRESSED ones
- * (perf -z: one zstd stream per file) are copied into the stream's arena,
- * which moves only what the window still needs.
+ * MADV_DONTNEED as the merge goes (merge-records.c), so the resident set
+ * stays bounded however large the files. What reached the disk is what is
+ * merged: a file that ends inside a record (a recording killed with
+ * SIGKILL) or holds a record header with size < 8 (an mmap writer's
+ * unused, zeroed tail) ends its stream at the last whole record
+ * (merge__cut(): the first such cut is described in the message buffer and
+ * counted in the stats).
  *
- * What reached the disk is what is merged: a file that ends inside a record
- * (a recording killed with SIGKILL) or holds a record header with size < 8
- * (an mmap writer's unused, zeroed tail) ends that stream at the last whole
- * record; the first such cut is described in the message buffer and counted
- * in the stats. AUX area data (PERF_RECORD_AUXTRACE, whose payload lies
- * outside header.size) is refused.
- *
- * Data flow: a file mapping → mfile__next() (whole records) →
- * mstream__read() (COMPRESSED records opened, FINISHED_ROUNDs dropped, the
- * time from the attrs) → the stream's window, sorted by time →
- * mstream__pop() to the heap of merge.c or a part of merge-parallel.c.
+ * Data flow: DIR → merge__open_streams() → one struct mfile per data.N,
+ * its mapping read by merge-records.c, merge-index.c and merge-journal.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -153,44 +146,6 @@ void merge__cut(struct merge *m, struct mfile *f, const char *what)
 	f->end = f->pos;
 }
 
-/* The next whole record of f (a pointer into its mapping), NULL at its end. */
-static const u8 *mfile__next(struct merge *m, struct mfile *f)
-{
-	struct perf_event_header h;
-	const u8 *rec;
-
-	if (f->nr_pending) {
-		u64 off = *f->pending;
-
-		f->pending++;
-		f->nr_pending--;
-		if (f->map_len >= HDR_SIZE && off <= f->map_len - HDR_SIZE) {
-			memcpy(&h, f->map + off, sizeof(h));
-			if (h.size >= HDR_SIZE && h.size <= f->map_len - off)
-				return f->map + off;
-		}
-		merge__cut(m, f, "has no record where the journal says one waits");
-		return NULL;
-	}
-	if (f->end - f->pos < HDR_SIZE) {
-		if (f->end != f->pos)
-			merge__cut(m, f, "ends inside a record header");
-		return NULL;
-	}
-	memcpy(&h, f->map + f->pos, sizeof(h));
-	if (h.size < HDR_SIZE) {
-		merge__cut(m, f, h.size ? "has a record of size < 8" : "has a record of size 0");
-		return NULL;
-	}
-	if (h.size > f->end - f->pos) {
-		merge__cut(m, f, "ends inside a record");
-		return NULL;
-	}
-	rec = f->map + f->pos;
-	f->pos += h.size;
-	return rec;
-}
-
 /* The header of the record at pos, or why none can be read there. */
 const char *mfile__header_at(const struct mfile *f, u64 pos, struct perf_event_header *h)
 {
@@ -204,193 +159,7 @@ const char *mfile__header_at(const struct mfile *f, u64 pos, struct perf_event_h
 	return NULL;
 }
 
-/* ---- streams: a file, its decompressor, its reorder window ---- */
-
-/* The lowest arena offset still needed: the window's and what is unread. */
-static size_t mstream__arena_keep(struct mstream *s)
-{
-	size_t keep = s->arena_pos;
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++) {
-		struct wrec *r = mstream__at(s, i);
-
-		if (r->in_arena && r->off < keep)
-			keep = (size_t)r->off;
-	}
-	return keep;
-}
-
-/* Room for len more bytes at the arena's end: drop what nobody needs, then grow. */
-static int mstream__arena_reserve(struct mstream *s, size_t len)
-{
-	size_t keep, cap;
-	unsigned int i;
-	u8 *p;
-
-	if (s->arena_cap - s->arena_len >= len)
-		return 0;
-	keep = mstream__arena_keep(s);
-	if (keep) {
-		memmove(s->arena, s->arena + keep, s->arena_len - keep);
-		s->arena_len -= keep;
-		s->arena_pos -= keep;
-		for (i = 0; i < s->nr; i++)
-			if (mstream__at(s, i)->in_arena)
-				mstream__at(s, i)->off -= keep;
-	}
-	if (s->arena_cap - s->arena_len >= len)
-		return 0;
-	cap = s->arena_cap ? s->arena_cap : MERGE_ARENA_SIZE;
-	while (cap - s->arena_len < len)
-		cap *= 2;
-	p = realloc(s->arena, cap);
-	if (!p)
-		return -ENOMEM;
-	s->arena = p;
-	s->arena_cap = cap;
-	return 0;
-}
-
-/* Decompress one COMPRESSED record into the arena. */
-static int mstream__inflate(struct merge *m, struct mstream *s, const u8 *rec)
-{
-	struct perf_event_header h;
-	const void *p;
-	size_t len;
-	int err;
-
-	if (!s->zd) {
-		s->zd = zdecomp__new();
-		if (!s->zd)
-			return -ENOMEM;
-	}
-	memcpy(&h, rec, sizeof(h));	/* perf does not pad COMPRESSED records to 8 bytes */
-	err = zdecomp__feed(s->zd, rec, h.size);
-	if (err) {
-		merge__error(m, "%s/%s: cannot decompress the record at offset %llu: %s",
-			     m->dir, s->file.name,
-			     (unsigned long long)(rec - s->file.map), strerror(-err));
-		return err;
-	}
-	p = zdecomp__pending(s->zd, &len);
-	if (!len)
-		return 0;	/* nothing whole yet; the arena may not exist yet */
-	err = mstream__arena_reserve(s, len);
-	if (err)
-		return err;
-	memcpy(s->arena + s->arena_len, p, len);
-	s->arena_len += len;
-	zdecomp__consume(s->zd, len);
-	return 0;
-}
-
-/* The next record from the arena (decompressed), if any; false when it is empty. */
-static bool mstream__arena_next(struct mstream *s, struct wrec *r)
-{
-	struct perf_event_header h;
-
-	if (s->arena_pos == s->arena_len)
-		return false;
-	memcpy(&h, s->arena + s->arena_pos, sizeof(h));
-	*r = (struct wrec){ .off = s->arena_pos, .size = h.size, .in_arena = true };
-	s->arena_pos += h.size;
-	return true;
-}
-
-static int mstream__refuse_aux(struct merge *m, struct mstream *s)
-{
-	merge__error(m, "%s/%s holds AUX area data (PERF_RECORD_AUXTRACE), which precord "
-		     "cannot merge; read the directory with perf", m->dir, s->file.name);
-	return -ENOTSUP;
-}
-
-/*
- * The next record of the stream in file order: 1 and *r, 0 at its end, or
- * -errno. COMPRESSED records are opened, FINISHED_ROUNDs dropped (the merge
- * writes its own).
- */
-int mstream__read(struct merge *m, struct mstream *s, struct wrec *r)
-{
-	struct perf_event_header h;
-	const u8 *rec;
-	int err;
-
-	for (;;) {
-		if (mstream__arena_next(s, r))
-			break;
-		rec = mfile__next(m, &s->file);
-		if (!rec) {
-			if (s->zd && zdecomp__partial(s->zd))
-				m->stats->bytes_cut += zdecomp__partial(s->zd);
-			return 0;
-		}
-		memcpy(&h, rec, sizeof(h));	/* a COMPRESSED record before may end unaligned */
-		m->stats->bytes_in += h.size;
-		switch (h.type) {
-		case PERF_RECORD_COMPRESSED:
-			err = mstream__inflate(m, s, rec);
-			if (err)
-				return err;
-			continue;
-		case PERF_RECORD_FINISHED_ROUND:
-			continue;
-		case PERF_RECORD_AUXTRACE:
-			return mstream__refuse_aux(m, s);
-		default:
-			*r = (struct wrec){
-				.off = (u64)(rec - s->file.map),
-				.size = h.size,
-			};
-			break;
-		}
-		break;
-	}
-	r->time = sample_attrs__time(&m->clock, wrec__data(s, r));
-	return 1;
-}
-
-/* Insert from the tail: kernel order is nearly time order, so this rarely moves anything. */
-static void mstream__insert(struct mstream *s, const struct wrec *r)
-{
-	unsigned int i = s->nr;
-
-	while (i > 0 && mstream__at(s, i - 1)->time > r->time) {
-		*mstream__at(s, i) = *mstream__at(s, i - 1);
-		i--;
-	}
-	*mstream__at(s, i) = *r;
-	s->nr++;
-}
-
-int mstream__fill(struct merge *m, struct mstream *s)
-{
-	struct wrec r;
-	int ret;
-
-	while (s->nr < MERGE_WINDOW) {
-		ret = mstream__read(m, s, &r);
-		if (ret <= 0)
-			return ret;
-		mstream__insert(s, &r);
-	}
-	return 0;
-}
-
-/* Where the stream's first record not yet written starts: all before it is out. */
-u64 mstream__low(struct mstream *s)
-{
-	u64 low = s->file.pos;
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++) {
-		struct wrec *r = mstream__at(s, i);
-
-		if (!r->in_arena && r->off < low)
-			low = r->off;
-	}
-	return low;
-}
+/* ---- streams ---- */
 
 void mstream__exit(struct mstream *s)
 {

@@ -4,12 +4,13 @@
  * includes. The merge is one module (include/precord/merge.h) cut into
  * files by what they own:
  *
- *   merge.c           the order of a merge, the heap over the streams
+ *   merge.c           the order of a merge: open, write, name, rename, fail
  *   merge-data.c      DIR/data: header, attrs, features, its data section
- *   merge-input.c     the data.N files: mapped, read record by record,
- *                     each a stream with its reorder window
- *   merge-output.c    runs of records into the output file, FINISHED_ROUNDs,
- *                     the output's temporary name, its features
+ *   merge-input.c     the input files: mapped, the data.N listed and opened
+ *   merge-records.c   every record's path: read from its file into its
+ *                     stream's reorder window, the heap, the runs written
+ *                     (FINISHED_ROUNDs, compression)
+ *   merge-output.c    the output file: its temporary name, header, features
  *   merge-index.c     chunks of records and their time ranges (a walk, or
  *                     what the streaming threads noted as they wrote)
  *   merge-parallel.c  the kernel records split by time into parts merged at once
@@ -17,8 +18,9 @@
  *                     input back, finishing a merge that was killed
  *
  * Data flow: DIR/data (merge-data.c) and data.N (merge-input.c) → streams →
- * the heap (merge.c) or the parts (merge-parallel.c, planned on the chunks
- * of merge-index.c) → runs of records (merge-output.c) → the output file;
+ * the heap (merge-records.c) or the parts (merge-parallel.c, planned on the
+ * chunks of merge-index.c) → runs of records (merge-records.c) → the
+ * output file (merge-output.c);
  * merge-journal.c notes how far each part got and punches what it merged.
  */
 #ifndef PRECORD_MERGE_INTERNAL_H
@@ -209,6 +211,13 @@ static inline struct wrec mstream__pop(struct mstream *s)
 /* merge.c */
 void merge__error(struct merge *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* merge-records.c */
+u64 mstream__low(struct mstream *s);
+int merge__flush_run(struct merge *m);
+int merge__flush_chunk(struct merge *m);
+int merge__put_kernel(struct merge *m, const struct mstream *s, const struct wrec *r);
+int merge__data_records(struct merge *m);
 int merge__kernel_records(struct merge *m);
 
 /* merge-data.c */
@@ -225,9 +234,6 @@ void mfile__close(struct mfile *f);
 bool mfile__zero_tail(const struct mfile *f, u64 pos);
 const char *mfile__header_at(const struct mfile *f, u64 pos, struct perf_event_header *h);
 void merge__cut(struct merge *m, struct mfile *f, const char *what);
-int mstream__read(struct merge *m, struct mstream *s, struct wrec *r);
-int mstream__fill(struct merge *m, struct mstream *s);
-u64 mstream__low(struct mstream *s);
 void mstream__exit(struct mstream *s);
 int merge__open_streams(struct merge *m, bool consume);
 
@@ -235,10 +241,6 @@ int merge__open_streams(struct merge *m, bool consume);
 extern const char merge_tmp_chars[];
 const char *path__split(const char *path, char *dir, size_t len);
 int merge__tmp_base_len(const char *base);
-int merge__flush_run(struct merge *m);
-int merge__put(struct merge *m, const struct mstream *s, const struct wrec *r, bool compress);
-void merge__count(struct merge *m, const u8 *rec, u64 time);
-int merge__put_kernel(struct merge *m, const struct mstream *s, const struct wrec *r);
 int merge__open_output(struct merge *m, const char *out, char *tmp, size_t len);
 int merge__name_output(struct merge *m);
 int merge__start_output(struct merge *m, int comp_level, u64 *data_offset);

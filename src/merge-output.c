@@ -1,16 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * merge-output.c — what a merge writes: runs of records into the output
- * file, a FINISHED_ROUND every round_bytes of kernel records, the output's
- * temporary name, and its header and features at the end.
- *
- * Runs of records (adjacent records of one mapping join) are gathered as
- * iovecs and written with one pwritev() per MERGE_IOV runs, so the only
- * copy is the kernel's, from the input pages into the output's. With
- * comp_level > 0 the kernel records are compressed into one stream
- * (ZCOMP_MMAP_LEN of whole records per flush, HEADER_COMPRESSED.mmap_len
- * accordingly); FINISHED_ROUNDs stay plain, between COMPRESSED records, as
- * perf writes them.
+ * merge-output.c — the file a merge writes: created next to the output,
+ * its header and attrs, its features at the end.
  *
  * The output is written once, front to back, into a file next to it that
  * has no name (O_TMPFILE) until it must outlive the process: named
@@ -18,10 +9,10 @@
  * named by the consuming merge's journal before it punches anything.
  * Where O_TMPFILE is refused, mkstemp() names it from the start.
  *
- * Data flow: a stream's record (merge.c, merge-parallel.c) →
- * merge__put_kernel() → the pending runs (or the compression chunk) →
- * writer__writev() → the output file; at the end merge__finish_output()
- * writes the features and the header.
+ * Data flow: merge__open_output() → merge__start_output() (header, ids,
+ * attrs as in DIR/data; the writer the records go through, merge-records.c)
+ * → merge__finish_output() (DIR/data's features, SAMPLE_TIME from the
+ * merged samples, COMPRESSED as the output is; the header rewritten).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,195 +52,6 @@ int merge__tmp_base_len(const char *base)
 	size_t n = strlen(base), max = NAME_MAX - sizeof(".XXXXXX") + 1;
 
 	return (int)(n < max ? n : max);
-}
-
-/* ---- output ---- */
-
-/*
- * Pending output: runs of records, in order, each a pointer into a file
- * mapping (nothing copied; adjacent records join one run) or into m->copy
- * (what may move: an arena, the stack). Written with one pwritev() per
- * MERGE_IOV runs or a full m->copy, so the kernel copies from the input
- * pages into the output's, and nothing is copied in user space.
- */
-int merge__flush_run(struct merge *m)
-{
-	int err = 0;
-
-	if (m->nr_iov)
-		err = writer__writev(&m->w, m->iov, m->nr_iov);
-	m->nr_iov = 0;
-	m->iov_bytes = 0;
-	m->copy_len = 0;
-	return err;
-}
-
-/*
- * A consuming part writes 1 MiB at a time: the page cache then asks for
- * folios of at most that order, which the 2 MiB steps just given back
- * provide; a larger write asks for 2 MiB folios, which come from the free
- * lists' other end, memory a balloon may have handed back to the host
- * (measured: 0.90 s against 0.35 s for 1.4 GB).
- */
-static bool merge__run_full(const struct merge *m)
-{
-	return m->j && m->iov_bytes >= MERGE_GIVE_WRITE;
-}
-
-/* Bytes that stay put until written (a mapping: merge__release() flushes first; m->copy). */
-static int merge__put_mapped(struct merge *m, const u8 *p, size_t len)
-{
-	struct iovec *last = m->nr_iov ? &m->iov[m->nr_iov - 1] : NULL;
-	int err;
-
-	if (merge__run_full(m)) {
-		err = merge__flush_run(m);
-		if (err)
-			return err;
-		last = NULL;
-	}
-	m->iov_bytes += len;
-	if (last && (const u8 *)last->iov_base + last->iov_len == p) {
-		last->iov_len += len;
-		return 0;
-	}
-	if (m->nr_iov == MERGE_IOV) {
-		err = merge__flush_run(m);
-		if (err)
-			return err;
-	}
-	m->iov[m->nr_iov++] = (struct iovec){ (void *)p, len };
-	return 0;
-}
-
-/* Bytes that may move (an arena, the stack): copied into m->copy. */
-static int merge__put_copy(struct merge *m, const void *p, size_t len)
-{
-	int err;
-
-	/* flushed first: a flush in merge__put_mapped() would leave copy_len wrong */
-	if (len > MERGE_COPY_BUF - m->copy_len || merge__run_full(m)) {
-		err = merge__flush_run(m);
-		if (err)
-			return err;
-		if (len > MERGE_COPY_BUF)
-			return writer__write(&m->w, p, len);
-	}
-	memcpy(m->copy + m->copy_len, p, len);
-	err = merge__put_mapped(m, m->copy + m->copy_len, len);
-	m->copy_len += len;
-	return err;
-}
-
-static int merge__emit_compressed(void *ctx, const void *record, size_t size)
-{
-	struct merge *m = ctx;
-
-	return writer__write(&m->w, record, size);
-}
-
-static int merge__flush_chunk(struct merge *m)
-{
-	int err;
-
-	if (!m->chunk_len)
-		return 0;
-	err = merge__flush_run(m);
-	if (!err)
-		err = zcomp__compress(m->zc, m->chunk, m->chunk_len, merge__emit_compressed, m);
-	m->chunk_len = 0;
-	return err;
-}
-
-static int merge__put_compressed(struct merge *m, const u8 *p, size_t len)
-{
-	int err;
-
-	if (m->chunk_len + len > ZCOMP_MMAP_LEN) {
-		err = merge__flush_chunk(m);
-		if (err)
-			return err;
-	}
-	memcpy(m->chunk + m->chunk_len, p, len);
-	m->chunk_len += len;
-	return 0;
-}
-
-int merge__put(struct merge *m, const struct mstream *s, const struct wrec *r,
-		      bool compress)
-{
-	const u8 *p = wrec__data(s, r);
-
-	if (compress)
-		return merge__put_compressed(m, p, r->size);
-	if (r->in_arena)
-		return merge__put_copy(m, p, r->size);
-	return merge__put_mapped(m, p, r->size);
-}
-
-/* rec may be unaligned (after a COMPRESSED record): its header is read by copy. */
-void merge__count(struct merge *m, const u8 *rec, u64 time)
-{
-	struct merge_stats *st = m->stats;
-	struct perf_event_header h;
-
-	memcpy(&h, rec, sizeof(h));
-	switch (h.type) {
-	case PERF_RECORD_SAMPLE:
-		st->samples++;
-		if (time && (!st->first_time || time < st->first_time))
-			st->first_time = time;
-		if (time > st->last_time)
-			st->last_time = time;
-		break;
-	case PERF_RECORD_LOST:
-		st->lost_records++;
-		if (h.size >= HDR_SIZE + 16)
-			st->lost += load_u64(rec + HDR_SIZE + 8);
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (h.size >= HDR_SIZE + 8)
-			st->lost_samples += load_u64(rec + HDR_SIZE);
-		break;
-	}
-}
-
-static int merge__write_round(struct merge *m)
-{
-	static const struct perf_event_header round = {
-		.type = PERF_RECORD_FINISHED_ROUND,
-		.size = HDR_SIZE,
-	};
-	int err = m->zc ? merge__flush_chunk(m) : 0;
-
-	if (!err)
-		err = merge__put_copy(m, &round, sizeof(round));
-	m->stats->rounds++;
-	return err;
-}
-
-/*
- * A FINISHED_ROUND goes before the record that reaches or crosses the next
- * multiple of round_bytes of kernel records. The rule depends only on the
- * records' sizes, so a run of records whose size is known gets a known
- * number of markers: floor(size / round_bytes) when no record is as long as
- * round_bytes (the parallel merge places its parts by it).
- */
-int merge__put_kernel(struct merge *m, const struct mstream *s, const struct wrec *r)
-{
-	int err = 0;
-
-	if (m->round_pos && m->round_pos / m->round_bytes !=
-	    (m->round_pos + r->size) / m->round_bytes)
-		err = merge__write_round(m);
-	if (!err)
-		err = merge__put(m, s, r, m->zc != NULL);
-	if (err)
-		return err;
-	m->round_pos += r->size;
-	m->stats->records++;
-	merge__count(m, wrec__data(s, r), r->time);
-	return 0;
 }
 
 /* ---- the output file ---- */

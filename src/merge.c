@@ -21,14 +21,9 @@
  *                                   SAMPLE_TIME from the merged samples and
  *                                   COMPRESSED as the output is
  *
- * The merge. Each data.N holds the records of one ring in the order the
- * kernel wrote them, which is time order except for small inversions (an
- * interrupt taking its timestamp and writing its record inside another
- * record's window; one record apart in perf's own directories here). Each
- * file is one stream with a reorder window: the next MERGE_WINDOW records,
- * kept sorted by insertion from the tail (almost always in place), the
- * earliest first. A binary heap over the streams' earliest records picks
- * the next record to write: a k-way merge that holds O(files x window)
+ * The merge (merge-records.c): each data.N is one stream with a reorder
+ * window, and a binary heap over the streams' earliest records picks the
+ * next record to write, a k-way merge that holds O(files x window)
  * records, never a file.
  *
  * FINISHED_ROUND: perf flushes at a marker every queued record up to the
@@ -91,127 +86,6 @@ void merge__error(struct merge *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	errbuf__vset(m->err, m->errlen, fmt, ap);
 	va_end(ap);
-}
-
-/* ---- the merge ---- */
-
-static bool heap__less(const struct merge *m, int a, int b)
-{
-	const struct mstream *sa = &m->streams[a], *sb = &m->streams[b];
-	u64 ta = sa->win[sa->head].time, tb = sb->win[sb->head].time;
-
-	return ta < tb || (ta == tb && sa->idx < sb->idx);
-}
-
-static void heap__swap(struct merge *m, int i, int j)
-{
-	int t = m->heap[i];
-
-	m->heap[i] = m->heap[j];
-	m->heap[j] = t;
-}
-
-static void heap__down(struct merge *m, int i)
-{
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, min = i;
-
-		if (l < m->nr_heap && heap__less(m, m->heap[l], m->heap[min]))
-			min = l;
-		if (r < m->nr_heap && heap__less(m, m->heap[r], m->heap[min]))
-			min = r;
-		if (min == i)
-			return;
-		heap__swap(m, i, min);
-		i = min;
-	}
-}
-
-static void heap__build(struct merge *m)
-{
-	int i;
-
-	for (i = m->nr_heap / 2 - 1; i >= 0; i--)
-		heap__down(m, i);
-}
-
-/* Give back the input a stream is done with (its window keeps what it needs). */
-static int merge__release(struct merge *m, struct mstream *s)
-{
-	struct mfile *f = &s->file;
-	u64 low, page = (u64)sysconf(_SC_PAGESIZE);
-	int err;
-
-	if (f->pos - f->released < MERGE_RELEASE_STEP || m->j)
-		return 0;	/* a consuming part unmaps as it punches */
-	low = mstream__low(s) & ~(page - 1);
-	if (low <= f->released)
-		return 0;
-	err = merge__flush_run(m);	/* the run may point below low */
-	if (err)
-		return err;
-	madvise((void *)(f->map + f->released), low - f->released, MADV_DONTNEED);
-	f->released = low;
-	return 0;
-}
-
-/* One record out of the earliest stream; refill it and restore the heap. */
-static int merge__step(struct merge *m)
-{
-	struct mstream *s = &m->streams[m->heap[0]];
-	struct wrec r = mstream__pop(s);
-	int err = merge__put_kernel(m, s, &r);
-
-	if (!err)
-		err = mstream__fill(m, s);
-	if (!err)
-		err = merge__release(m, s);
-	if (!err && m->j && m->w.bytes + m->iov_bytes >= m->next_entry)
-		err = merge__give_back(m);
-	if (err)
-		return err;
-	if (!s->nr)
-		m->heap[0] = m->heap[--m->nr_heap];
-	heap__down(m, 0);
-	return 0;
-}
-
-int merge__kernel_records(struct merge *m)
-{
-	int i, err;
-
-	for (i = 0; i < m->nr_streams; i++) {
-		err = mstream__fill(m, &m->streams[i]);
-		if (err)
-			return err;
-		if (m->streams[i].nr)
-			m->heap[m->nr_heap++] = i;
-	}
-	heap__build(m);
-	while (m->nr_heap) {
-		err = merge__step(m);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* DIR/data's records, in file order, plain. */
-static int merge__data_records(struct merge *m)
-{
-	struct mstream *s = &m->data;
-	struct wrec r;
-	int ret;
-
-	while ((ret = mstream__read(m, s, &r)) > 0) {
-		ret = merge__put(m, s, &r, false);
-		if (ret)
-			return ret;
-		m->stats->data_records++;
-		/* a single file's samples are here: their times make its SAMPLE_TIME */
-		merge__count(m, wrec__data(s, &r), r.time);
-	}
-	return ret;
 }
 
 static void merge__exit(struct merge *m)

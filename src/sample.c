@@ -175,26 +175,6 @@ void sample_id__read_fields(const u8 *rec, size_t size, size_t body, u64 st,
 
 /* ---- the id map ---- */
 
-static size_t id__hash(u64 id)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id;
-}
-
-struct id_entry *id_map__find(const struct id_map *m, u64 id)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	for (i = id__hash(id) & (m->cap - 1); m->slots[i].used; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].id == id)
-			return &m->slots[i];
-	return NULL;
-}
-
 static struct id_entry *id_map__place(struct id_map *m, u64 id)
 {
 	size_t i = id__hash(id) & (m->cap - 1);
@@ -305,60 +285,3 @@ int sample_attrs__record_id(const struct sample_attrs *sa, const u8 *rec, size_t
 	return 1;
 }
 
-/* The word at back from the end of the record's last whole u64, or false. */
-static bool record__word_back(const u8 *rec, u64 n, int back, u64 *v)
-{
-	if (back < 0 || (u64)back > n || !back)
-		return false;
-	*v = load_u64(rec + HDR_SIZE + 8 * (n - (u64)back));
-	return true;
-}
-
-int sample_attrs__attr_of(const struct sample_attrs *sa, const u8 *rec)
-{
-	struct perf_event_header h;
-	struct id_entry *e;
-	u64 n, id;
-
-	if (sa->nr == 1)
-		return 0;
-	memcpy(&h, rec, sizeof(h));
-	n = (h.size - HDR_SIZE) / 8;
-	if (h.type == PERF_RECORD_SAMPLE) {
-		if (sa->id_pos < 0)
-			return 0;
-		if ((u64)sa->id_pos >= n)
-			return -1;
-		id = load_u64(rec + HDR_SIZE + 8 * (u64)sa->id_pos);
-	} else {
-		if (sa->id_back < 0)
-			return 0;
-		if (!record__word_back(rec, n, sa->id_back, &id))
-			return -1;
-	}
-	if (!id)
-		return 0;
-	e = id_map__find(&sa->ids, id);
-	return e ? e->attr : -1;
-}
-
-u64 sample_attrs__time(const struct sample_attrs *sa, const u8 *rec)
-{
-	const struct sample_attr *a;
-	struct perf_event_header h;
-	u64 n, t;
-	int i;
-
-	memcpy(&h, rec, sizeof(h));
-	if (h.type >= PERF_RECORD_USER_TYPE_START)
-		return 0;
-	i = sample_attrs__attr_of(sa, rec);
-	if (i < 0)
-		return 0;
-	a = &sa->attr[i];
-	n = (h.size - HDR_SIZE) / 8;
-	if (h.type == PERF_RECORD_SAMPLE)
-		return a->time_pos >= 0 && (u64)a->time_pos < n ?
-		       load_u64(rec + HDR_SIZE + 8 * (u64)a->time_pos) : 0;
-	return record__word_back(rec, n, a->time_back, &t) ? t : 0;
-}

@@ -19,7 +19,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include "precord/perf-file.h"
+#include "precord/util.h"
 
 /* The sample_id trailer at its longest: six u64. */
 #define SAMPLE_ID_MAX		48
@@ -83,7 +85,27 @@ struct id_map {
 	size_t		nr;
 };
 
-struct id_entry *id_map__find(const struct id_map *m, u64 id);
+static inline size_t id__hash(u64 id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (size_t)id;
+}
+
+/* The entry of id, or NULL. */
+static inline struct id_entry *id_map__find(const struct id_map *m, u64 id)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = id__hash(id) & (m->cap - 1); m->slots[i].used; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].id == id)
+			return &m->slots[i];
+	return NULL;
+}
+
 /* The entry of id, made (attr -1, CPU unknown, tid -1) when new; NULL: no memory. */
 struct id_entry *id_map__get(struct id_map *m, u64 id);
 void id_map__exit(struct id_map *m);
@@ -130,9 +152,65 @@ int sample_attrs__record_id(const struct sample_attrs *sa, const u8 *rec, size_t
  * too short to hold its id. Its time: 0 when it has none (or no attr), as
  * perf's ordered events treat it (evsel__parse_sample_timestamp()). The
  * trailer is taken to end at the record's last whole u64, as perf reads
- * it. rec may be unaligned.
+ * it. rec may be unaligned. Inline: the merge asks for every record.
  */
-int sample_attrs__attr_of(const struct sample_attrs *sa, const u8 *rec);
-u64 sample_attrs__time(const struct sample_attrs *sa, const u8 *rec);
+
+/* The word at back from the end of the record's last whole u64, or false. */
+static inline bool sample__word_back(const u8 *rec, u64 n, int back, u64 *v)
+{
+	if (back < 0 || (u64)back > n || !back)
+		return false;
+	*v = load_u64(rec + sizeof(struct perf_event_header) + 8 * (n - (u64)back));
+	return true;
+}
+
+static inline int sample_attrs__attr_of(const struct sample_attrs *sa, const u8 *rec)
+{
+	struct perf_event_header h;
+	struct id_entry *e;
+	u64 n, id;
+
+	if (sa->nr == 1)
+		return 0;
+	memcpy(&h, rec, sizeof(h));
+	n = (h.size - sizeof(struct perf_event_header)) / 8;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		if (sa->id_pos < 0)
+			return 0;
+		if ((u64)sa->id_pos >= n)
+			return -1;
+		id = load_u64(rec + sizeof(struct perf_event_header) + 8 * (u64)sa->id_pos);
+	} else {
+		if (sa->id_back < 0)
+			return 0;
+		if (!sample__word_back(rec, n, sa->id_back, &id))
+			return -1;
+	}
+	if (!id)
+		return 0;
+	e = id_map__find(&sa->ids, id);
+	return e ? e->attr : -1;
+}
+
+static inline u64 sample_attrs__time(const struct sample_attrs *sa, const u8 *rec)
+{
+	const struct sample_attr *a;
+	struct perf_event_header h;
+	u64 n, t;
+	int i;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type >= PERF_RECORD_USER_TYPE_START)
+		return 0;
+	i = sample_attrs__attr_of(sa, rec);
+	if (i < 0)
+		return 0;
+	a = &sa->attr[i];
+	n = (h.size - sizeof(struct perf_event_header)) / 8;
+	if (h.type == PERF_RECORD_SAMPLE)
+		return a->time_pos >= 0 && (u64)a->time_pos < n ?
+		       load_u64(rec + sizeof(struct perf_event_header) + 8 * (u64)a->time_pos) : 0;
+	return sample__word_back(rec, n, a->time_back, &t) ? t : 0;
+}
 
 #endif /* PRECORD_SAMPLE_H */
