@@ -19,7 +19,10 @@
  * window_ns is a thread that does not keep up. A LOST record says the
  * kernel found a ring full: always a split. Splits are at least settle_ns
  * apart, so that the LOST records of one burst, which reach the reader
- * after it has made room, do not start a helper each.
+ * after it has made room, do not start a helper each; a helper settles
+ * from its start (it may be handed such records), while a node's first
+ * thread may split at once: a short recording would be over before it
+ * settled.
  *
  * Idle is the other end: no ring reached the wakeup mark (every pass below
  * low, which is half a ring) and nothing was lost for idle_ns, while the
@@ -42,10 +45,11 @@ void adapt_params__default(struct adapt_params *p)
 	p->slept_ns = ADAPT_SLEPT_NS;
 }
 
-void adapt__init(struct adapt_state *st, u64 now)
+void adapt__init(struct adapt_state *st, u64 now, bool settled)
 {
 	memset(st, 0, sizeof(*st));
 	st->since = now;
+	st->settled = settled;
 	st->busy_at = now;
 	st->woke_at = now;
 }
@@ -93,6 +97,7 @@ static enum adapt_verdict adapt__split(struct adapt_state *st, u64 now, enum ada
 	st->fill = fill;
 	st->lost = lost;
 	st->since = now;
+	st->settled = false;
 	st->nr_high = st->next = 0;	/* the passes before the split say nothing of after */
 	st->busy_at = now;
 	return ADAPT_SPLIT;
@@ -110,7 +115,7 @@ enum adapt_verdict adapt__step(struct adapt_state *st, const struct adapt_params
 		st->busy_at = now;
 	if (pass->fill >= p->high)
 		adapt__note_high(st, nr, now, pass->fill);
-	if (can_split && now - st->since >= p->settle_ns) {
+	if (can_split && (st->settled || now - st->since >= p->settle_ns)) {
 		if (pass->lost)
 			return adapt__split(st, now, ADAPT_WHY_LOST, pass->fill, pass->lost);
 		if (adapt__high_enough(st, nr, now, p->window_ns, &fill))

@@ -757,7 +757,7 @@ static void *stream__thread(void *arg)
 		}
 	}
 	if (s->group && !helper)
-		adapt__init(&s->adapt, stream__now());
+		adapt__init(&s->adapt, stream__now(), true);
 	stream__rebuild(s);
 
 	while (!stop) {
@@ -1001,7 +1001,7 @@ static void stream__ready_helper(struct stream *h, const struct stream *lead, u6
 	h->nr_own = 0;
 	for (i = 0; i < h->nr_rings; i++)
 		h->own[i] = false;
-	adapt__init(&h->adapt, now);
+	adapt__init(&h->adapt, now, false);
 	/* Relaxed: the thread is not running; pthread_create() orders it. */
 	__atomic_store_n(&h->cmd, STREAM_CMD_NONE, __ATOMIC_RELAXED);
 	while (read(h->ctl_fd, &v, sizeof(v)) == sizeof(v))

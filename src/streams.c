@@ -511,10 +511,12 @@ void streams__print_plan(const struct streams *ss, FILE *f)
 		return;
 	}
 	for (t = 0; t < ss->nr; t++) {
+		int max = ss->s[t].group ? ss->s[t].group->max : 1;
+
 		cpu_map__snprintf(ss->layout->maps[t], cpus, sizeof(cpus));
 		fprintf(f, "precord: adaptive layout: %s reads the rings of CPUs %s (node %d) and "
-			"may run up to %d threads there\n", ss->s[t].name, cpus, ss->layout->node[t],
-			ss->s[t].group ? ss->s[t].group->max : 1);
+			"may run up to %d thread%s there\n", ss->s[t].name, cpus, ss->layout->node[t],
+			max, max == 1 ? "" : "s");
 	}
 }
 

@@ -35,7 +35,7 @@ static void trace__init(struct trace *t, bool helper)
 	t->now = 1000 * MS;	/* any origin */
 	t->helper = helper;
 	t->can_split = true;
-	adapt__init(&t->st, t->now);
+	adapt__init(&t->st, t->now, !helper);
 }
 
 /* One pass at now + dt: its verdict, counted. */
@@ -146,15 +146,17 @@ static void test_spread_late_reads_do_not_split(void **state)
 	assert_int_equal(t.splits, 0);
 }
 
-/* Any loss splits at once, past the settling time; the LOST records of the same burst do not split again. */
+/*
+ * Any loss splits; the LOST records of the same burst do not split again
+ * within the settling time. A node's thread may split at its first pass, a
+ * helper only once settled from its start.
+ */
 static void test_loss_splits_once_per_settle(void **state)
 {
 	struct trace t;
 
 	trace__init(&t, false);
-	/* At the start: within the settling time, nothing. */
-	assert_int_equal(trace__pass(&t, 10 * MS, 1000, 3, true), ADAPT_STAY);
-	assert_int_equal(trace__pass(&t, 45 * MS, 600, 1, true), ADAPT_SPLIT);
+	assert_int_equal(trace__pass(&t, 1 * MS, 600, 1, true), ADAPT_SPLIT);
 	assert_int_equal(t.st.why, ADAPT_WHY_LOST);
 	assert_int_equal(t.st.lost, 1);
 	assert_int_equal(t.st.fill, 600);
@@ -162,6 +164,11 @@ static void test_loss_splits_once_per_settle(void **state)
 	assert_int_equal(trace__pass(&t, 40 * MS, 700, 2, true), ADAPT_STAY);
 	assert_int_equal(trace__pass(&t, 5 * MS, 700, 2, true), ADAPT_SPLIT);
 	assert_int_equal(t.splits, 2);
+
+	trace__init(&t, true);
+	assert_int_equal(trace__pass(&t, 10 * MS, 1000, 3, true), ADAPT_STAY);
+	assert_int_equal(trace__pass(&t, 39 * MS, 1000, 3, true), ADAPT_STAY);
+	assert_int_equal(trace__pass(&t, 1 * MS, 600, 1, true), ADAPT_SPLIT);
 }
 
 /* A thread that cannot split (one ring, or its node full) stays, losses or not. */

@@ -20,7 +20,8 @@
  * a pass is high when a ring was 3/4 full or more as it was drained (the
  * kernel wakes the reader at half a ring, so a reader that keeps up reads
  * at about half), and three high passes within 100 ms, or any loss, split
- * the thread, at most once per 50 ms; a helper whose rings stayed below
+ * the thread, at most once per 50 ms (a node's first thread from its
+ * start, a helper 50 ms after its own); a helper whose rings stayed below
  * half a ring (never reached the wakeup mark) with no loss for 2 s, while
  * it still slept in poll, retires.
  */
@@ -70,7 +71,8 @@ struct adapt_state {
 	unsigned int	high_fill[ADAPT_MAX_NR_HIGH];	/* and their fills */
 	unsigned int	nr_high;	/* entries in high_at (at most params.nr_high) */
 	unsigned int	next;		/* where the next one goes */
-	u64		since;		/* the start or the last split: settle from here */
+	u64		since;		/* the last split (a helper: its start): settle from here */
+	bool		settled;	/* no split to settle from (a node's first thread) */
 	u64		busy_at;	/* the last pass at low water or above, or with loss */
 	u64		woke_at;	/* the last pass after a sleep */
 	/* Why the last SPLIT or RETIRE verdict was given. */
@@ -80,8 +82,13 @@ struct adapt_state {
 };
 
 void adapt_params__default(struct adapt_params *p);
-/* A thread (or a helper) starting at now: no split before now + settle, idle from now. */
-void adapt__init(struct adapt_state *st, u64 now);
+/*
+ * A thread starting at now, idle from now. A node's first thread may split
+ * at once (settled: its rings' first losses are news); a helper not before
+ * now + settle, as after any split (the rings it was handed may still
+ * hold the LOST records of the burst that made it).
+ */
+void adapt__init(struct adapt_state *st, u64 now, bool settled);
 /*
  * The verdict on pass `pass`: SPLIT only when can_split (the thread has two
  * rings or more and its node may run another thread), RETIRE only for a
