@@ -133,6 +133,13 @@ struct record {
 	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
 	struct status		status;		/* the live line on a terminal */
+	/*
+	 * The label of the closing lines perf record also prints (woken up,
+	 * captured and wrote, dump): "perf record" when run as `precord record`,
+	 * where those lines are perf's word for word, for the scripts that read
+	 * them; "precord" otherwise.
+	 */
+	const char		*tag;
 	int			full_argc;
 	const char		**full_argv;
 };
@@ -1226,6 +1233,34 @@ static void record__print_loss(struct record *rec)
 	loss_report__exit(&r);
 }
 
+/*
+ * "Captured and wrote": as perf record words it under perf's label (no
+ * sample count when there were none; -z adds the original size and the
+ * ratio), precord's own line otherwise.
+ */
+static void record__print_captured(struct record *rec, u64 samples)
+{
+	double mb = rec->device || rec->pipe ? (double)rec->writer.offset / 1048576.0 :
+		    file_mb(rec->path);
+	u64 in, out;
+
+	if (strcmp(rec->tag, "perf record")) {
+		fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+			mb, rec->path, (unsigned long long)samples);
+		return;
+	}
+	fprintf(stderr, "[ perf record: Captured and wrote %.3f MB %s", mb, rec->path);
+	if (samples)
+		fprintf(stderr, " (%llu samples)", (unsigned long long)samples);
+	if (rec->opts.comp_level) {
+		streams__comp_bytes(&rec->streams, &in, &out);
+		if (in && out)
+			fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+				(double)in / 1048576.0, (double)in / (double)out);
+	}
+	fprintf(stderr, " ]\n");
+}
+
 static void record__print_summary(struct record *rec)
 {
 	struct stream_stats *s = &rec->total;
@@ -1235,7 +1270,7 @@ static void record__print_summary(struct record *rec)
 	if (rec->threaded || rec->one_thread)
 		record__print_threads(rec);
 	streams__print_adaptive(&rec->streams, stderr);
-	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
+	fprintf(stderr, "[ %s: Woken up %llu times to write data ]\n", rec->tag,
 		(unsigned long long)s->wakeups);
 	/*
 	 * An overwrite ring drops records only while it is paused for a
@@ -1265,11 +1300,7 @@ static void record__print_summary(struct record *rec)
 			rec->merged.parts > 1 && rec->merged.indexed == rec->merged.nr_files ?
 			", no walk: the threads' record index" : "",
 			rec->merged.given_back ? ", their pages reused as merged" : "");
-	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		rec->device || rec->pipe ? (double)rec->writer.offset / 1048576.0 :
-		file_mb(rec->path),
-		rec->path, (unsigned long long)(rec->samples_counted ? rec->kept_samples :
-						s->samples));
+	record__print_captured(rec, rec->samples_counted ? rec->kept_samples : s->samples);
 	/* read back from the file: a stream cannot be */
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite && !rec->pipe)
 		record__print_loss(rec);
@@ -1628,7 +1659,7 @@ static void record__keep_output(struct record *rec, const char *path)
 	char **list;
 
 	if (!rec->opts.quiet)
-		fprintf(stderr, "[ precord: Dump %s ]\n", path);
+		fprintf(stderr, "[ %s: Dump %s ]\n", rec->tag, path);
 	if (max <= 0)
 		return;
 	list = realloc(rec->outputs, sizeof(*list) * (size_t)(rec->nr_outputs + 1));
@@ -2195,6 +2226,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		return EXIT_USAGE;
 	}
 	rec.path = rec.opts.output;
+	rec.tag = !strcmp(argv[0], "record") ? "perf record" : "precord";
 	rec.threaded = !rec.opts.no_threads;
 	control__init(&rec.ctl);
 	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {
