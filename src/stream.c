@@ -1083,10 +1083,10 @@ static void stream__split(struct stream *s, u64 now)
 		}
 	}
 	nr = adapt__pick(heat, n, pick);
+	for (j = 0; j < n; j++)
+		g->heat[mine[j]] = 0;	/* all start afresh; before any is handed over */
 	for (j = 0; j < nr; j++)
 		stream__hand(s, mine[pick[j]], k);
-	for (j = 0; j < n; j++)
-		g->heat[mine[j]] = 0;	/* the rings it keeps start afresh too */
 	stream__publish_owners(g);
 	/* Relaxed: a count for the status line and a hint for can_split. */
 	__atomic_add_fetch(&g->running, 1, __ATOMIC_RELAXED);
