@@ -676,7 +676,7 @@ static int reader__compressed(struct reader *rd, struct input *in, const u8 *rec
 	if (err)
 		return reader__fail(rd, err, "'%s': cannot decompress the COMPRESSED record at "
 				    "offset %#" PRIx64 " of %s: %s", rd->path, in->rec_off, in->name,
-				    strerror(-err));
+				    zdecomp__strerror(err));
 	p = zdecomp__pending(in->zd, &len);
 	in->in_zdata = true;
 	while (len - done >= HDR_SIZE) {
