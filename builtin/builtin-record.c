@@ -212,7 +212,7 @@ static int record__start_streams(struct record *rec)
 	struct record_opts *o = &rec->opts;
 	struct streams_config cfg = {
 		.spec = rec->threaded || rec->one_thread ?
-			(o->threads_spec ? o->threads_spec : "numa") : NULL,
+			(o->threads_spec ? o->threads_spec : LAYOUT_DEFAULT_SPEC) : NULL,
 		.one_file = rec->one_thread,
 		/* one file: a SIGKILL leaves a header that says how far the data goes */
 		.note_size = !rec->threaded && !rec->pipe && !rec->writer.pipe &&
@@ -231,6 +231,8 @@ static int record__start_streams(struct record *rec)
 		.mmap_flush = record__mmap_flush(rec),
 		/* Only --switch-output=SIZE needs the shared count (an atomic per ring read). */
 		.shared = o->switch_size ? &rec->shared : NULL,
+		/* their switches and snapshots ask each thread in turn: no helpers */
+		.fixed = o->switch_output || o->overwrite,
 	};
 	char msg[256] = "";
 	int err, nfail, rt_err;
@@ -252,6 +254,8 @@ static int record__start_streams(struct record *rec)
 	}
 	if (o->verbose)
 		record__print_moved(rec);
+	if (o->verbose)
+		streams__print_plan(&rec->streams, stderr);
 	err = streams__start(&rec->streams);
 	if (err) {
 		fprintf(stderr, "precord: cannot start the streaming threads: %s\n", strerror(-err));
@@ -315,21 +319,14 @@ static int record__timers(struct record *rec, u64 *enable_at)
 static void record__status(struct record *rec, u64 now)
 {
 	struct status_counts c = { 0 };
-	int i;
+	struct stream_live live;
 
 	if (!rec->status.on)
 		return;
-	for (i = 0; i < rec->streams.nr; i++) {
-		struct stream_live live;
-
-		if (!rec->streams.s[i].nr_rings)
-			continue;
-		stream__read_live(&rec->streams.s[i], &live);
-		c.bytes += live.bytes;
-		c.samples += live.samples;
-		c.lost += live.lost;
-		c.threads++;
-	}
+	c.threads = streams__live(&rec->streams, &live);
+	c.bytes = live.bytes;
+	c.samples = live.samples;
+	c.lost = live.lost;
 	status__tick(&rec->status, now, &c);
 }
 
@@ -458,7 +455,7 @@ static int record__check_threads(struct record *rec)
 		snprintf(msg, sizeof(msg), "cannot read the machine's topology (hwloc)");
 		err = -ENODEV;
 	} else {
-		err = streams__check_spec(o->threads_spec ? o->threads_spec : "numa",
+		err = streams__check_spec(o->threads_spec ? o->threads_spec : LAYOUT_DEFAULT_SPEC,
 					  rec->topo, rec->evlist->cpus, msg, sizeof(msg));
 	}
 	if (err < 0) {

@@ -109,6 +109,7 @@ void record__print_summary(struct record *rec)
 		return;
 	if (rec->threaded || rec->one_thread)
 		record__print_threads(rec);
+	streams__print_adaptive(&rec->streams, stderr);
 	fprintf(stderr, "[ %s: Woken up %llu times to write data ]\n", rec->tag,
 		(unsigned long long)s->wakeups);
 	/*

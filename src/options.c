@@ -875,7 +875,7 @@ static const struct opt_def record_options[] = {
 		  "fine-tune event synthesis: default=all"),
 	OPT_PERF_ONLY(0, "tail-synthesize"),
 	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
-	  "streaming threads: cpu, core, package, numa (default) or masks; --no-threads: one",
+	  "streaming threads: adaptive[:MAX] (default), cpu, core, package, numa or masks; --no-threads: one",
 	  opt_threads, 0 },
 	OPT_PERF_ONLY(0, "timestamp-boundary"),
 	OPT_PERF_ONLY(0, "timestamp-filename"),

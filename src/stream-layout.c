@@ -9,7 +9,10 @@
  * perf's older "socket") and "numa" one per group, maps = affinity = the
  * group's CPUs that are recorded. A user spec "<maps>/<affinity>:…" gives
  * one thread per element. Names match as perf matches them: by prefix,
- * ignoring case; NULL or "" is "cpu".
+ * ignoring case; NULL or "" is "cpu". precord's "adaptive[:MAX]" (its
+ * default) starts as "numa" and marks the layout adaptive: each node's
+ * thread may add helpers up to MAX threads on the node, one per recorded
+ * CPU without MAX (stream.c does, as its rings back up).
  *
  * Every mask is intersected with the recorded CPUs. For user specs this
  * follows perf's record__init_thread_masks_spec() and its messages: a CPU
@@ -40,6 +43,7 @@ enum layout_kind {
 	LAYOUT_CORE,
 	LAYOUT_PACKAGE,
 	LAYOUT_NUMA,
+	LAYOUT_ADAPTIVE,
 	LAYOUT_USER,
 };
 
@@ -54,6 +58,7 @@ static const struct {
 	{ "package",	LAYOUT_PACKAGE,	TOPO_PACKAGE },
 	{ "numa",	LAYOUT_NUMA,	TOPO_NUMA },
 	{ "socket",	LAYOUT_PACKAGE,	TOPO_PACKAGE },
+	{ "adaptive",	LAYOUT_ADAPTIVE, TOPO_NUMA },
 };
 
 #define NR_LAYOUT_NAMES	ARRAY_SIZE(layout_names)
@@ -360,11 +365,47 @@ static int layout__max_threads(const char *spec, int name, const struct topology
 	return nr;
 }
 
+/*
+ * "adaptive" and "adaptive:MAX" (MAX threads per node at most, 1 or more):
+ * MAX into *max (0: none given). 0, or -EINVAL with a message.
+ */
+static int layout__adaptive_max(const char *spec, int *max, char *err, size_t errlen)
+{
+	const char *rest = spec + strlen("adaptive");
+	char *end;
+	long v;
+
+	*max = 0;
+	if (!*rest)
+		return 0;
+	if (*rest == ':' && rest[1] >= '0' && rest[1] <= '9') {
+		errno = 0;
+		v = strtol(rest + 1, &end, 10);
+		if (!*end && !errno && v >= 1 && v <= 1000000) {
+			*max = (int)v;
+			return 0;
+		}
+	}
+	return errbuf__set(err, errlen, -EINVAL,
+			    "Invalid --threads=%s: adaptive takes the most threads per NUMA node, "
+			    "as adaptive:N with N 1 or more", spec);
+}
+
+int layout__max_threads_of(const struct stream_layout *layout, int t)
+{
+	int n;
+
+	if (!layout->adaptive || t < 0 || t >= layout->nr)
+		return 1;
+	n = layout->maps[t]->nr;
+	return layout->adapt_max && layout->adapt_max < n ? layout->adapt_max : n;
+}
+
 int layout__new(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
 		struct stream_layout **layoutp, char *err, size_t errlen)
 {
 	struct stream_layout *layout;
-	int name, max, ret;
+	int name, max, ret, adapt_max = 0;
 
 	if (!layoutp)
 		return -EINVAL;
@@ -377,12 +418,19 @@ int layout__new(const char *spec, const struct topology *topo, const struct cpu_
 	if (!spec || !*spec)
 		spec = "cpu";
 	name = layout__name_index(spec);
+	if (name >= 0 && layout_names[name].kind == LAYOUT_ADAPTIVE) {
+		ret = layout__adaptive_max(spec, &adapt_max, err, errlen);
+		if (ret)
+			return ret;
+	}
 	max = layout__max_threads(spec, name, topo, cpus, err, errlen);
 	if (max < 0)
 		return max;
 	layout = layout__alloc(max);
 	if (!layout)
 		return errbuf__set(err, errlen, -ENOMEM, "Failed to allocate thread masks");
+	layout->adaptive = name >= 0 && layout_names[name].kind == LAYOUT_ADAPTIVE;
+	layout->adapt_max = adapt_max;
 
 	if (name < 0)
 		ret = layout__fill_user(layout, topo, spec, cpus, err, errlen);

@@ -220,6 +220,62 @@ static void test_spec_names(void **state)
 	}
 }
 
+/*
+ * adaptive[:MAX]: numa's threads, marked adaptive, each allowed up to MAX
+ * threads on its node or one per recorded CPU there; other layouts are
+ * fixed (one thread each).
+ */
+static void test_phi_adaptive(void **state)
+{
+	struct stream_layout *layout, *numa;
+	char a[4096], b[4096];
+	int t;
+
+	layout = layout_of("adaptive", *state, "0-271");
+	numa = layout_of("numa", *state, "0-271");
+	assert_true(layout->adaptive);
+	assert_false(numa->adaptive);
+	assert_int_equal(layout->nr, numa->nr);
+	for (t = 0; t < layout->nr; t++) {
+		cpu_map__snprintf(layout->maps[t], a, sizeof(a));
+		cpu_map__snprintf(numa->maps[t], b, sizeof(b));
+		assert_string_equal(a, b);
+		assert_int_equal(layout->node[t], numa->node[t]);
+		assert_int_equal(layout__max_threads_of(layout, t), 68);
+		assert_int_equal(layout__max_threads_of(numa, t), 1);
+	}
+	assert_affinity_is_maps(layout);
+	layout__delete(layout);
+	layout__delete(numa);
+
+	layout = layout_of("ADAPTIVE:16", *state, "0-271");
+	assert_true(layout->adaptive);
+	assert_int_equal(layout->adapt_max, 16);
+	assert_int_equal(layout__max_threads_of(layout, 3), 16);
+	layout__delete(layout);
+
+	/* -C: each node's bound is its recorded CPUs; a node without any has no thread. */
+	layout = layout_of("adaptive:8", *state, "0-3,17");
+	assert_int_equal(layout->nr, 2);
+	assert_int_equal(layout__max_threads_of(layout, 0), 4);
+	assert_int_equal(layout__max_threads_of(layout, 1), 1);
+	assert_int_equal(layout__max_threads_of(layout, 2), 1);	/* no such thread */
+	layout__delete(layout);
+
+	assert_layout_error("adaptive:0", *state, "0-271", "Invalid --threads=adaptive:0: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:", *state, "0-271", "Invalid --threads=adaptive:: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:4x", *state, "0-271", "Invalid --threads=adaptive:4x: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive-2", *state, "0-271", "Invalid --threads=adaptive-2: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:-3", *state, "0-271", "Invalid --threads=adaptive:-3: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:99999999999", *state, "0-271", "Invalid --threads=adaptive:99999999999: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+}
+
 /* ---- intersection with -C ------------------------------------------------ */
 
 static void test_phi_intersect(void **state)
@@ -586,6 +642,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phi_cpu, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_phi_package, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_names, phi_setup, topo_teardown),
+		cmocka_unit_test_setup_teardown(test_phi_adaptive, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_phi_intersect, phi_setup, topo_teardown),
 		cmocka_unit_test(test_two_sockets),
 		cmocka_unit_test(test_node_os_index),
