@@ -6,6 +6,7 @@
 #   make check-scale  the multi-node cases in guests of 8 to 252 vCPUs
 #   make demo       install missing packages, build, record bench/matmul
 #   make fuzz       build the libFuzzer targets (clang), fuzz each FUZZ_SECONDS
+#   make fuzz-coverage  the source lines the fuzz corpora reach
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined tests   (objects go to build/<sanitizer>/)
 #   V=1             show the commands
@@ -48,16 +49,21 @@ PRECORD_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wform
 PRECORD_CPPFLAGS := -Iinclude -Iworkqueue -I$(B) -D_GNU_SOURCE $(PKG_CFLAGS)
 ALL_CFLAGS   = $(PRECORD_CPPFLAGS) $(CPPFLAGS) $(PRECORD_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS  = $(SAN_FLAGS) $(LDFLAGS)
-LDLIBS   += $(PKG_LIBS) -lrt -lpthread -lm
+# The project's libraries, then whatever LDLIBS the command line adds.
+ALL_LIBS     = $(PKG_LIBS) -lrt -lpthread -lm $(LDLIBS)
 DEPFLAGS  = -MMD -MP
 
 WQ_SRCS   := $(wildcard workqueue/*.c)
-LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRCS  := $(wildcard src/*.c)
+# The commands (builtin/builtin-*.c and their parts), as perf keeps its own
+# apart from util/; builtin/main.c picks one.
+CMD_SRCS  := $(filter-out builtin/main.c,$(wildcard builtin/*.c))
 TEST_SRCS := $(wildcard tests/test_*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
 WQ_OBJS   := $(WQ_SRCS:%.c=$(B)/%.o)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(B)/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 
@@ -66,7 +72,7 @@ BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
-.PHONY: all deps check check-scale demo install clean benches tests tsan-tests fuzz fuzzers fuzz-targets
+.PHONY: all deps check check-scale demo install clean benches tests tsan-tests fuzz fuzzers fuzz-targets fuzz-coverage
 all: precord $(BENCHES) build/tests/marker build/tests/spin
 
 $(B)/libwq.a: $(WQ_OBJS)
@@ -77,9 +83,13 @@ $(B)/libprecord.a: $(LIB_OBJS)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/precord: $(B)/src/main.o $(B)/libprecord.a $(B)/libwq.a
+$(B)/libbuiltin.a: $(CMD_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/precord: $(B)/builtin/main.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
 precord: $(B)/precord
 	$(Q)cp $< $@
@@ -100,9 +110,10 @@ $(B)/%.o: %.c | $(B)/version.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/tests/%: $(B)/tests/%.o $(B)/libprecord.a $(B)/libwq.a
+# tests/helpers.c: the fixtures and builders every test may use.
+$(B)/tests/%: $(B)/tests/%.o $(B)/tests/helpers.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(ALL_LIBS)
 
 $(B)/tests/%.o: tests/%.c | $(B)/version.h
 	@mkdir -p $(@D)
@@ -117,7 +128,7 @@ bench/matmul: bench/matmul.c
 
 bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
 # The flight-recorder tests' workload: numbered getppid() markers (tests/integration).
 build/tests/marker: tests/marker.c
@@ -147,7 +158,7 @@ FUZZ_SECONDS ?= 60
 $(FUZZERS): $(B)/tests/fuzz/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/fuzz-common.o \
 		$(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ALL_LIBS)
 
 fuzz-targets: $(FUZZERS)
 fuzzers:
@@ -157,6 +168,13 @@ fuzzers:
 # Fuzz each target FUZZ_SECONDS, one after the other, into build/fuzz/corpus/.
 fuzz: deps fuzzers
 	$(Q)tests/fuzz/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+# The line coverage the fuzz corpora reach (tests/fuzz/fuzz.sh coverage): the
+# targets again with clang's source-based coverage, in build/fuzzcov/.
+fuzz-coverage: deps
+	$(Q)$(MAKE) --no-print-directory CC=clang B=build/fuzzcov SANITIZE=fuzzer-no-link \
+		SAN_EXTRA="-fprofile-instr-generate -fcoverage-mapping" fuzz-targets
+	$(Q)tests/fuzz/fuzz.sh coverage $(FUZZ_NAMES)
 
 benches: $(BENCHES)
 
@@ -201,4 +219,4 @@ clean:
 # `make -s workqueue/examples/wq-example` and runs it.
 workqueue/examples/wq-example: workqueue/examples/wq-example.c $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)

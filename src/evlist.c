@@ -56,6 +56,7 @@
 
 #include "wq.h"
 #include "precord/evlist.h"
+#include "precord/util.h"
 
 struct evlist *evlist__new(void)
 {
@@ -207,6 +208,7 @@ struct evlist_job {
 	struct evlist		*evlist;	/* I */
 	evlist_unit_fn		fn;		/* I */
 	enum evlist_evsels	evsels;		/* I: the evsels its units take */
+	bool			*serial;	/* I: per evsel index: opens serially (not ALL) */
 	bool			inline_only;	/* I: every unit on the calling thread, in order */
 	bool			stop_on_error;	/* I: open, mmap: a failure cuts the rest short */
 	bool			rings;		/* I: units are rings (mmap, munmap) */
@@ -393,20 +395,33 @@ static bool evlist__parallel(const struct evlist *evlist, int nr_units)
  * the workers, where perf's opens from one thread took 0.3 s in all (most
  * likely the mutex's waiters spinning while its holder's vCPU waits for a
  * host CPU). They are opened and closed on the calling thread, in order,
- * after the other evsels.
+ * after the other evsels, with the rest of their group if they are in one.
  */
 static bool evsel__opens_serially(const struct evsel *evsel)
 {
 	return evsel->attr.type == PERF_TYPE_TRACEPOINT;
 }
 
-static bool evlist_job__takes(const struct evlist_job *job, const struct evsel *evsel)
+/* A group goes whole (its leader opens before its members): serial if any of it is. */
+static bool evlist__serial_at(const struct evlist *evlist, int idx)
+{
+	const struct evsel *evsel = evlist->entries[idx], *e;
+	const struct evsel *leader = evsel->leader ? evsel->leader : evsel;
+	int i;
+
+	evlist__for_each_evsel(evlist, e, i)
+		if ((e->leader ? e->leader : e) == leader && evsel__opens_serially(e))
+			return true;
+	return false;
+}
+
+static bool evlist_job__takes(const struct evlist_job *job, int idx)
 {
 	switch (job->evsels) {
 	case EVSELS_PARALLEL:
-		return !evsel__opens_serially(evsel);
+		return !job->serial[idx];
 	case EVSELS_SERIAL:
-		return evsel__opens_serially(evsel);
+		return job->serial[idx];
 	default:
 		return true;
 	}
@@ -455,6 +470,13 @@ static int evlist_job__run(struct evlist *evlist, struct evlist_job *job)
 	job->errs = calloc((size_t)job->nr_units + 1, sizeof(*job->errs));
 	if (!job->errs)
 		return -ENOMEM;
+	if (job->evsels != EVSELS_ALL) {
+		job->serial = calloc((size_t)evlist->nr_entries + 1, sizeof(*job->serial));
+		if (!job->serial)
+			return -ENOMEM;
+		for (u = 0; u < evlist->nr_entries; u++)
+			job->serial[u] = evlist__serial_at(evlist, u);
+	}
 
 	if (evlist_job__parallel(job)) {
 		if (job->kind == UNIT_CPU)
@@ -470,6 +492,7 @@ static int evlist_job__run(struct evlist *evlist, struct evlist_job *job)
 
 static void evlist_job__exit(struct evlist_job *job)
 {
+	free(job->serial);
 	free(job->errs);
 	free(job->order);
 	free(job->groups);
@@ -521,7 +544,7 @@ static int evlist__open_unit(struct evlist_job *job, int c0, int c1, int t0, int
 	int i, c, t, err;
 
 	evlist__for_each_evsel(evlist, evsel, i) {
-		if (!evlist_job__takes(job, evsel))
+		if (!evlist_job__takes(job, i))
 			continue;
 		for (c = c0; c < c1; c++) {
 			if (evlist_job__stopped(job, i))
@@ -546,7 +569,7 @@ static int evlist__close_unit(struct evlist_job *job, int c0, int c1, int t0, in
 	int i, c;
 
 	evlist__for_each_evsel(job->evlist, evsel, i)
-		for (c = c0; c < c1 && evsel__has_slot(evsel, c) && evlist_job__takes(job, evsel); c++)
+		for (c = c0; c < c1 && evsel__has_slot(evsel, c) && evlist_job__takes(job, i); c++)
 			evsel__close_cpu(evsel, c, t0, t1 < evsel->nr_threads ? t1 : evsel->nr_threads);
 	return 0;
 }
@@ -686,16 +709,9 @@ static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_er
 int evlist__read_sysctl(const char *name, int *val)
 {
 	char path[128];
-	FILE *f;
-	int ok;
 
 	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", val) == 1;
-	fclose(f);
-	return ok ? 0 : -EINVAL;
+	return file__read_int(path, 10, val);
 }
 
 static int perf_event_paranoid(void)
@@ -709,14 +725,14 @@ static int perf_event_paranoid(void)
 /* CAP_SYS_ADMIN or CAP_PERFMON in this process's effective set: no paranoid limit applies. */
 static bool evlist__has_perf_caps(void)
 {
-	unsigned long long caps = 0;
+	u64 caps = 0;
 	char line[256];
 	FILE *f = fopen("/proc/self/status", "re");
 
 	if (!f)
 		return geteuid() == 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+		if (!parse__key_u64(line, "CapEff", 16, &caps))
 			break;
 	fclose(f);
 	return caps & (1ULL << 21 | 1ULL << 38);	/* CAP_SYS_ADMIN, CAP_PERFMON */
@@ -849,7 +865,7 @@ static bool evlist__drop_missing_feature(struct evlist *evlist, struct evlist_op
 	size_t f;
 	int i;
 
-	for (f = 0; f < sizeof(attr_features) / sizeof(attr_features[0]); f++) {
+	for (f = 0; f < ARRAY_SIZE(attr_features); f++) {
 		const struct attr_feature *feat = &attr_features[f];
 
 		if ((oerr->fallbacks & feat->bit) || !feat->has(&oerr->evsel->attr))
@@ -921,6 +937,51 @@ static bool evsel__exclude_kernel(struct evsel *evsel)
 }
 
 /*
+ * cycles where no PMU counts it: the cpu-clock timer instead, named from
+ * the attr as perf names it then ("cpu-clock", "cpu-clock:uH" for
+ * cycles:u), whatever the event was called (perf's evsel__fallback()).
+ */
+static bool evsel__fallback_cycles(struct evsel *evsel, int err)
+{
+	char suffix[24], *name;
+
+	if ((err != -ENOENT && err != -ENXIO && err != -ENODEV) ||
+	    evsel->attr.type != PERF_TYPE_HARDWARE || evsel->attr.config != PERF_COUNT_HW_CPU_CYCLES)
+		return false;
+	evsel->attr.type = PERF_TYPE_SOFTWARE;
+	evsel->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	evsel__mod_suffix(&evsel->attr, suffix, sizeof(suffix));
+	if (asprintf(&name, "cpu-clock%s", suffix) >= 0) {
+		free(evsel->name);
+		evsel->name = name;
+	}
+	return true;
+}
+
+/*
+ * ":W": a group the kernel refuses (EINVAL, EBADF on a member) is opened
+ * as separate events instead (perf's evlist__reset_weak_group()). perf
+ * 6.1 first tries dropping attr features for the EINVAL, which strips
+ * sample_id_all and more before it splits the group; here the split comes
+ * first.
+ */
+static bool evlist__split_weak_group(struct evlist *evlist, struct evsel *evsel, int err)
+{
+	struct evsel *leader = evsel->leader, *e;
+	int i;
+
+	if ((err != -EINVAL && err != -EBADF) || !leader || leader == evsel || !evsel->weak_group)
+		return false;
+	evlist__for_each_evsel(evlist, e, i) {
+		if (e->leader == leader) {
+			e->leader = e;
+			e->nr_members = 1;
+		}
+	}
+	return true;
+}
+
+/*
  * On the calling thread, after a failed open: change something and retry,
  * or not.  first_fd: the failing evsel had no descriptor open anywhere, so
  * an EINVAL is about its attr, not about one CPU or thread (perf asks for
@@ -934,6 +995,14 @@ static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oe
 
 	if (!evsel)
 		return false;
+	if (evsel__fallback_cycles(evsel, err)) {
+		oerr->fallbacks |= EVLIST_FALLBACK_CYCLES;
+		return true;
+	}
+	if (evlist__split_weak_group(evlist, evsel, err)) {
+		oerr->fallbacks |= EVLIST_FALLBACK_WEAK_GROUP;
+		return true;
+	}
 	if (evsel__lower_precise(evsel)) {
 		oerr->fallbacks |= EVLIST_FALLBACK_PRECISE_IP;
 		return true;
@@ -1091,7 +1160,8 @@ static int evlist__drop_skipped_cpus(struct evlist *evlist, const struct evlist_
 static int task__last_cpu(pid_t tid)
 {
 	char path[64], buf[1024], *p;
-	int fd, field = 2;
+	int fd, field = 2, cpu;
+	const char *end;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tid, (int)tid);
@@ -1109,7 +1179,9 @@ static int task__last_cpu(pid_t tid)
 	for (; *p && field < 39; p++)
 		if (*p == ' ')
 			field++;
-	return field == 39 ? atoi(p) : -1;
+	if (field < 39 || parse__int(p, 10, &cpu, &end))
+		return -1;
+	return cpu;
 }
 
 static int evlist__thread_cpu_cb(void *arg, long t, int slot)
@@ -1300,6 +1372,30 @@ int evlist__open(struct evlist *evlist)
 	return evlist__open_wq(evlist, evlist->wq, NULL);
 }
 
+/* perf's words for EOPNOTSUPP, the first that applies (evsel__open_strerror()). */
+static int evsel__opnotsupp_strerror(const struct evsel *evsel, char *buf, size_t size)
+{
+	const struct perf_event_attr *attr = &evsel->attr;
+
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return snprintf(buf, size, "%s: PMU Hardware or event type doesn't support branch "
+				"stack sampling.", evsel->name);
+	if (attr->aux_output)
+		return snprintf(buf, size, "%s: PMU Hardware doesn't support 'aux_output' feature",
+				evsel->name);
+	if (attr->sample_period)
+		return snprintf(buf, size, "%s: PMU Hardware doesn't support sampling/overflow-"
+				"interrupts. Try 'perf stat'", evsel->name);
+	if (attr->precise_ip)
+		return snprintf(buf, size, "'precise' request may not be supported. "
+				"Try removing 'p' modifier.");
+	if (attr->type == PERF_TYPE_HARDWARE)
+		return snprintf(buf, size, "No hardware sampling interrupt available.");
+	return snprintf(buf, size, "The sys_perf_event_open() syscall returned with %d (%s) for "
+			"event (%s). /bin/dmesg | grep -i perf may provide additional information.",
+			EOPNOTSUPP, strerror(EOPNOTSUPP), evsel->name);
+}
+
 int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size)
 {
 	const struct evsel *evsel = oerr->evsel;
@@ -1308,6 +1404,18 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 	if (!evsel)
 		return snprintf(buf, size, "cannot open the events: %s", strerror(-oerr->err));
 	switch (-oerr->err) {
+	case ENOENT:
+		return snprintf(buf, size, "The %s event is not supported. "
+				"'perf list' shows the events this machine has.", name);
+	case EOPNOTSUPP:
+		return evsel__opnotsupp_strerror(evsel, buf, size);
+	case EINVAL:
+		if (!evlist__cpu_wide(evsel->evlist))
+			return snprintf(buf, size, "Invalid event (%s) in per-thread mode, "
+					"enable system wide with '-a'.", name);
+		return snprintf(buf, size, "The sys_perf_event_open() syscall returned with %d (%s) "
+				"for event (%s). /bin/dmesg | grep -i perf may provide additional "
+				"information.", EINVAL, strerror(EINVAL), name);
 	case EACCES:
 	case EPERM:
 		if (evlist__has_perf_caps())
@@ -1323,12 +1431,10 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 	case ESRCH:
 		return snprintf(buf, size, "thread %d went away before '%s' could be opened on it; "
 				"check the -p/-t ids", oerr->tid, name);
-	case ENOENT:
 	case ENODEV:
-	case EOPNOTSUPP:
-		return snprintf(buf, size, "event '%s' is not supported on this machine%s; "
-				"'perf list' shows the events", name,
-				evsel->attr.type == PERF_TYPE_HARDWARE ? " (no hardware PMU)" : "");
+		return snprintf(buf, size, "event '%s' cannot be opened on CPU %d: %s; "
+				"'perf list' shows the events this machine has",
+				name, oerr->cpu.cpu, strerror(ENODEV));
 	default:
 		return snprintf(buf, size, "cannot open '%s' on CPU %d%s: %s", name, oerr->cpu.cpu,
 				oerr->tid > 0 ? " for that thread" : "", strerror(-oerr->err));

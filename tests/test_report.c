@@ -25,68 +25,18 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "precord/builtin.h"
 #include "precord/report.h"
 #include "precord/header.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
 #include "precord/compress.h"
+#include "helpers.h"
 
 #define T0	1000000000ULL		/* first timestamp of every file */
 #define MS	1000000ULL
 
 /* ---- records built by hand ---- */
-
-struct rbuf {
-	unsigned char	*data;
-	size_t		len, cap;
-};
-
-static void rbuf__put(struct rbuf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->data = realloc(b->data, b->cap);
-		assert_non_null(b->data);
-	}
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-static void rbuf__u64(struct rbuf *b, u64 v)
-{
-	rbuf__put(b, &v, sizeof(v));
-}
-
-static void rbuf__u32x2(struct rbuf *b, u32 a, u32 c)
-{
-	rbuf__put(b, &a, sizeof(a));
-	rbuf__put(b, &c, sizeof(c));
-}
-
-/* Start a record; rbuf__end() fills in its size. */
-static size_t rbuf__begin(struct rbuf *b, u32 type)
-{
-	struct perf_event_header h = { .type = type };
-	size_t at = b->len;
-
-	rbuf__put(b, &h, sizeof(h));
-	return at;
-}
-
-static void rbuf__end(struct rbuf *b, size_t at)
-{
-	struct perf_event_header h;
-
-	memcpy(&h, b->data + at, sizeof(h));
-	h.size = (u16)(b->len - at);
-	memcpy(b->data + at, &h, sizeof(h));
-}
-
-static void rbuf__release(struct rbuf *b)
-{
-	free(b->data);
-	*b = (struct rbuf){ 0 };
-}
 
 /* The sample_id trailer for sample_type st. */
 static void put_trailer(struct rbuf *b, u64 st, u64 id, u64 time, u32 cpu)
@@ -220,20 +170,12 @@ static void fixture__evsel(struct fixture *f, int i, u64 st, u64 id0, u64 id1)
 {
 	struct evsel *evsel = &f->evsel[i];
 
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
-	evsel->attr.config = i ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.freq = 1;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = st;
-	evsel->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	evsel->name = i ? "dummy:u" : "cpu-clock";
 	f->ids[i][0] = id0;
 	f->ids[i][1] = id1;
-	evsel->ids = f->ids[i];
-	evsel->nr_ids = 2;
-	evsel->idx = i;
+	test_evsel__init(evsel, i, i ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK,
+			 i ? "dummy:u" : "cpu-clock", st, f->ids[i], 2);
+	evsel->attr.freq = 1;
+	evsel->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	evsel->evlist = &f->evlist;
 	f->entries[i] = evsel;
 	f->evlist.nr_entries = i + 1;
@@ -246,8 +188,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/precord-test-report-XXXXXX");
-	if (!mkdtemp(f->dir)) {
+	if (tmpdir__make(f->dir, sizeof(f->dir), "/tmp", "report")) {
 		free(f);
 		return -1;
 	}
@@ -259,11 +200,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[160];
 
 	loss_report__exit(&f->r);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	if (system(cmd) != 0)
+	if (tmpdir__remove(f->dir))
 		fprintf(stderr, "could not remove %s\n", f->dir);
 	free(f);
 	return 0;
@@ -381,6 +320,14 @@ static void two_cpu_records(struct rbuf *b, u64 st)
  * Windows of 10 ms (10 of them, the last [90, 99] ms): LOST in windows 1, 4,
  * 5, 9 → 10 + 10 + 10 + 9 ms = 39 ms.
  */
+static void check_interval(const struct loss_interval *iv, int cpu, u64 start, u64 end, u64 lost)
+{
+	assert_int_equal(iv->cpu, cpu);
+	assert_int_equal(iv->start, T0 + start);
+	assert_int_equal(iv->end, T0 + end);
+	assert_int_equal(iv->lost, lost);
+}
+
 static void check_two_cpus(const struct loss_report *r)
 {
 	const struct loss_cpu *c0 = cpu_row(r, 0), *c1 = cpu_row(r, 1);
@@ -426,6 +373,13 @@ static void check_two_cpus(const struct loss_report *r)
 	assert_int_equal(r->untimed_lost_records, 0);
 	assert_int_equal(r->unknown_id, 0);
 	assert_int_equal(r->missing_bytes, 0);
+
+	/* The intervals, joined where they overlap on one CPU, by CPU then start. */
+	assert_int_equal(r->nr_intervals, 4);
+	check_interval(&r->intervals[0], 0, 41680673, 52 * MS, 15);
+	check_interval(&r->intervals[1], 0, 98168068, 99 * MS, 1);
+	check_interval(&r->intervals[2], 1, 0, 11 * MS, 100);
+	check_interval(&r->intervals[3], 1, 42121213, 45 * MS, 10);
 }
 
 static void test_two_cpus(void **state)
@@ -1361,6 +1315,63 @@ static void test_cmd_report(void **state)
 	rbuf__release(&b);
 }
 
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
+/*
+ * --svg: one row per CPU, one red rect per joined interval, placed on the
+ * plot (x 80 to 930 px over the 99 ms recording): CPU 0's [41.680673,
+ * 52] ms is x 437.9, 88.6 wide; its 0.83 ms at the end 7.1 wide; CPU 1's
+ * first interval starts at the left edge. The file name is escaped.
+ */
+static void test_cmd_report_svg(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b = { 0 };
+	char out[128], errf[128], svg[128], data[128];
+	char *argv_svg[] = { "report", "--loss", "--svg", svg, data, NULL };
+	char *argv_two[] = { "report", "--loss", "--svg", svg, data, data, NULL };
+	char *argv_empty[] = { "report", "--loss", "--svg=", data, NULL };
+	char *text;
+
+	snprintf(out, sizeof(out), "%s/out", f->dir);
+	snprintf(errf, sizeof(errf), "%s/err", f->dir);
+	snprintf(svg, sizeof(svg), "%s/loss.svg", f->dir);
+	snprintf(data, sizeof(data), "%s/a<&>.data", f->dir);
+	fixture__evsel(f, 0, ST_CPU, 11, 12);
+	two_cpu_records(&b, ST_CPU);
+	write_perf_data(f, data, &b, true);
+
+	assert_int_equal(run_cmd(f, out, errf, 5, argv_svg), 0);
+	assert_string_equal(slurp(errf), "");
+	assert_non_null(strstr(slurp(out), ": 120 samples, 170 lost (58.62% of 290)"));
+	text = slurp(svg);
+	assert_true(!strncmp(text, "<?xml", 5));
+	assert_non_null(strstr(text, "</svg>\n"));
+	assert_non_null(strstr(text, "a&lt;&amp;&gt;.data</text>"));
+	assert_int_equal(count(text, ">cpu 0</text>"), 1);
+	assert_int_equal(count(text, ">cpu 1</text>"), 1);
+	assert_int_equal(count(text, "fill=\"#d62728\"><title>"), 4);
+	assert_non_null(strstr(text, "<rect x=\"437.9\" y=\"70.0\" width=\"88.6\" "
+				     "height=\"12.0\" fill=\"#d62728\"><title>cpu 0: 15 records "
+				     "lost between 0.041681 s and 0.052000 s</title></rect>"));
+	assert_non_null(strstr(text, "<rect x=\"922.9\" y=\"70.0\" width=\"7.1\""));
+	assert_non_null(strstr(text, "<rect x=\"80.0\" y=\"86.0\" width=\"94.4\""));
+	assert_non_null(strstr(text, "11.151 ms (11.26%)"));
+
+	/* One recording per drawing, and a name for it. */
+	assert_int_equal(run_cmd(f, out, errf, 6, argv_two), 129);
+	assert_non_null(strstr(slurp(errf), "--svg takes a file name and draws one recording"));
+	assert_int_equal(run_cmd(f, out, errf, 4, argv_empty), 129);
+	rbuf__release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1386,6 +1397,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_data_section, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ids_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_report_svg, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

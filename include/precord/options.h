@@ -60,12 +60,13 @@ struct record_opts {
 	bool		buildid_mmap;		/* --buildid-mmap (default on); --no-buildid-mmap */
 	int		delay_ms;		/* -D; -1 = start disabled; 0 = none */
 	bool		no_inherit;		/* -i/--no-inherit */
+	bool		group;			/* --group: all events in one group */
 	bool		clockid_set;		/* -k/--clockid */
 	int		clockid;
 	int		realtime_prio;		/* -r/--realtime; 0 = not set */
 	bool		no_realtime;		/* --no-realtime */
 
-	/* Streaming threads: --threads[=SPEC] (NULL: precord's default, numa). */
+	/* Streaming threads: --threads[=SPEC] (NULL: precord's default, adaptive). */
 	const char	*threads_spec;
 	bool		no_threads;		/* --no-threads: one thread, one file */
 	bool		no_merge;		/* --no-merge: keep the directory */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report.h — `precord report --loss FILE`: the account of loss of any
- * perf.data (file or directory, precord's or perf's), with one yardstick.
+ * report.h — the account of loss of any perf.data (file or directory,
+ * precord's or perf's), with one yardstick: what `precord report --loss`
+ * prints and what a recording's closing lines say.
  */
 #ifndef PRECORD_REPORT_H
 #define PRECORD_REPORT_H
@@ -21,6 +22,13 @@ struct loss_cpu {
 	u64	records;	/* timed kernel records of this CPU (LOST included) */
 	u64	first_time, last_time;	/* its active span; 0 when untimed */
 	int	nr_rings;	/* rings behind this row: 1, or the estimate for cpu -1 */
+};
+
+/* One CPU's stretch of lost time: overlapping loss intervals joined. */
+struct loss_interval {
+	u64	start, end;	/* ns, the records' clock */
+	u64	lost;		/* records the joined LOST records dropped */
+	int	cpu;		/* -1: records without a CPU */
 };
 
 struct loss_report {
@@ -48,6 +56,8 @@ struct loss_report {
 	u64		truncated_bytes;	/* a partial record at the end of a file */
 	bool		size_from_eof;		/* header data size 0: read to the end */
 	int		nr_files;		/* 1, or 1 + data.N of a directory */
+	struct loss_interval *intervals;	/* by CPU, then start; disjoint per CPU */
+	size_t		nr_intervals;
 };
 
 /* Read path (a perf.data file or directory) and fill r. 0 or -errno, message in err. */
@@ -55,8 +65,5 @@ int loss_report__read(const char *path, struct loss_report *r, char *err, size_t
 void loss_report__exit(struct loss_report *r);
 /* Print the report in the format of the recorder's closing lines. */
 void loss_report__print(const struct loss_report *r, FILE *out);
-
-/* `precord report --loss FILE…`. Returns the exit status. */
-int cmd_report(int argc, char **argv);
 
 #endif /* PRECORD_REPORT_H */

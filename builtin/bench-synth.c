@@ -30,8 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "precord/bench.h"
+#include "bench.h"
 #include "precord/synthesize.h"
+#include "precord/util.h"
 #include "precord/threadmap.h"
 #include "wq.h"
 
@@ -45,36 +46,6 @@ struct bench_synth {
 	enum wq_scope	scope;
 };
 
-/* perf's struct stats: Welford's running mean and M2. */
-struct run_stats {
-	double	n, mean, m2;
-};
-
-static void run_stats__update(struct run_stats *s, double v)
-{
-	double delta = v - s->mean;
-
-	s->n++;
-	s->mean += delta / s->n;
-	s->m2 += delta * (v - s->mean);
-}
-
-/* The standard error of the mean, which perf prints as "+-". */
-static double run_stats__stderr(const struct run_stats *s)
-{
-	if (s->n < 2)
-		return 0.0;
-	return sqrt(s->m2 / (s->n - 1) / s->n);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 static int count_record(void *ctx, const void *record, size_t size)
 {
 	(*(unsigned long *)ctx)++;
@@ -82,11 +53,11 @@ static int count_record(void *ctx, const void *record, size_t size)
 }
 
 static void print_result(const char *indent, const char *what,
-			 const struct run_stats *t, const struct run_stats *ev)
+			 const struct bench_stats *t, const struct bench_stats *ev)
 {
 	printf("%sAverage %ssynthesis took: %.3f usec (+- %.3f usec)\n",
-	       indent, what, t->mean, run_stats__stderr(t));
-	printf("%sAverage num. events: %.3f (+- %.3f)\n", indent, ev->mean, run_stats__stderr(ev));
+	       indent, what, t->mean, bench_stats__stddev(t));
+	printf("%sAverage num. events: %.3f (+- %.3f)\n", indent, ev->mean, bench_stats__stddev(ev));
 	printf("%sAverage time per event %.3f usec\n", indent, t->mean / ev->mean);
 }
 
@@ -103,7 +74,7 @@ static struct thread_map *self_threads(void)
 static int run_single(const struct bench_synth *b, const struct thread_map *threads,
 		      bool data_mmap)
 {
-	struct run_stats t = { 0 }, ev = { 0 };
+	struct bench_stats t = { 0 }, ev = { 0 };
 	struct synth_opts o;
 	unsigned int i;
 	int err;
@@ -113,13 +84,13 @@ static int run_single(const struct bench_synth *b, const struct thread_map *thre
 	o.mmap_data = data_mmap;
 	for (i = 0; i < b->single_iterations; i++) {
 		unsigned long n = 0;
-		double t0 = now_us();
+		double t0 = clock__now_us();
 
 		err = synthesize__thread_map(&o, threads, count_record, &n);
 		if (err)
 			return err;
-		run_stats__update(&t, now_us() - t0);
-		run_stats__update(&ev, (double)n);
+		bench_stats__update(&t, clock__now_us() - t0);
+		bench_stats__update(&ev, (double)n);
 	}
 	print_result("  ", data_mmap ? "data " : "", &t, &ev);
 	return 0;
@@ -145,7 +116,7 @@ static int run_single_threaded(const struct bench_synth *b)
 
 static int run_multi(const struct bench_synth *b, struct wq *wq, unsigned int nr_threads)
 {
-	struct run_stats t = { 0 }, ev = { 0 };
+	struct bench_stats t = { 0 }, ev = { 0 };
 	struct synth_opts o;
 	unsigned int i;
 	int err;
@@ -154,13 +125,13 @@ static int run_multi(const struct bench_synth *b, struct wq *wq, unsigned int nr
 	o.id_hdr_size = ID_HDR_SIZE;
 	for (i = 0; i < b->multi_iterations; i++) {
 		unsigned long n = 0;
-		double t0 = now_us();
+		double t0 = clock__now_us();
 
 		err = synthesize__all_parallel(&o, wq, (int)nr_threads, count_record, &n);
 		if (err)
 			return err;
-		run_stats__update(&t, now_us() - t0);
-		run_stats__update(&ev, (double)n);
+		bench_stats__update(&t, clock__now_us() - t0);
+		bench_stats__update(&ev, (double)n);
 	}
 	print_result("    ", "", &t, &ev);
 	return 0;
@@ -236,14 +207,10 @@ static void bench_synth__usage(FILE *fp)
 
 static int parse_uint(const char *arg, unsigned int min, unsigned int *v)
 {
-	char *end;
-	unsigned long x;
+	const char *end;
 
-	errno = 0;
-	x = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '-' || x < min || x > UINT_MAX)
+	if (parse__uint(arg, 10, v, &end) || *end || *v < min)
 		return -EINVAL;
-	*v = (unsigned int)x;
 	return 0;
 }
 
