@@ -434,9 +434,10 @@ static struct evsel *tracepoint_evsel(const char *name, u64 marker)
 }
 
 /*
- * Tracepoint events open and close on the calling thread, CPU by CPU,
- * after the others (which go to the workers): every open and close of one
- * takes the kernel's event_mutex, so parallel callers only contend.
+ * Tracepoint events open on the calling thread, CPU by CPU, after the
+ * others (which go to the workers): every open of one takes the kernel's
+ * event_mutex, so parallel callers only contend. They close like the
+ * others.
  */
 static void check_tracepoints_on_caller(struct wq *wq)
 {
