@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <numa.h>
@@ -499,6 +500,19 @@ static void stream__exit_commands(struct stream *s)
 	}
 }
 
+/*
+ * The thread's CPU time, user and system, for the summary: what draining its
+ * bytes cost (bench/model-inputs.sh divides one by the other). Read by the
+ * main thread after pthread_join(), which orders it.
+ */
+static void stream__note_cpu(struct stream *s)
+{
+	struct timespec ts;
+
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		s->stats.cpu_ns = (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
 static void *stream__thread(void *arg)
 {
 	struct stream *s = arg;
@@ -569,6 +583,7 @@ static void *stream__thread(void *arg)
 		s->error = (int)n;
 	free(pfd);
 out_notify:
+	stream__note_cpu(s);
 	stream__exit_commands(s);
 	if (stop <= 0 && !(s->all_hup && s->bk_rings))
 		stream__notify(s);

@@ -452,6 +452,7 @@ void streams__total(const struct streams *ss, struct stream_stats *t)
 		t->lost_records += s->lost_records;
 		t->lost += s->lost;
 		t->paused_lost += s->paused_lost;
+		t->cpu_ns += s->cpu_ns;
 		if (s->snapshots > t->snapshots)
 			t->snapshots = s->snapshots;
 		if (s->first_time && (!t->first_time || s->first_time < t->first_time))
