@@ -8,17 +8,18 @@
  *
  * Starts PROCS processes (default 1) holding THREADS tasks in total
  * (default 100), each process's main thread included, spread as evenly as
- * possible; every thread then sleeps. With -m, each process first maps
+ * possible; every thread then sleeps.  With -m, each process first maps
  * MAPS more executable mappings (the first page of its own executable,
  * each a separate line of /proc/PID/maps: same file offset, so the kernel
- * never merges two), for the cost of synthesizing one MMAP2 per mapping.  When all of them exist it prints one
- * line, "ready procs=P threads=T pids=PID,PID,...", and writes the same line
- * to FILE when -r is given (written to FILE.tmp, then renamed, so a script
- * polling for FILE never reads half a line).  It stays until SECONDS have
- * passed (default: until a signal), then kills and reaps its processes.
- * Threads get 64 KiB stacks, so 10 000 of them cost well under 1 GB.
- * Children die with the parent (PR_SET_PDEATHSIG).  Exit 0, or 1 with a
- * message when a process or thread could not be started.
+ * never merges two), for the cost of synthesizing one MMAP2 per mapping.
+ * When all of them exist it prints one line, "ready procs=P threads=T
+ * pids=PID,PID,...", and writes the same line to FILE when -r is given
+ * (written to FILE.tmp, then renamed, so a script polling for FILE never
+ * reads half a line).  It stays until SECONDS have passed (default: until
+ * a signal), then kills and reaps its processes.  Threads get 64 KiB
+ * stacks, so 10 000 of them cost well under 1 GB.  Children die with the
+ * parent (PR_SET_PDEATHSIG).  Exit 0, or 1 with a message when a process
+ * or thread could not be started.
  */
 #include <errno.h>
 #include <pthread.h>
