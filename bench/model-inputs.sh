@@ -9,6 +9,9 @@
 #   -K MAPS   executable mappings each of them adds (default 30)
 #   -d DIR    where recordings go (default /var/tmp/precord-model)
 #   -p PARTS  what to measure: evlist,synth,stream (default all)
+#   -q SECS   before each part, wait up to SECS (default 600) for the other
+#             processes to keep less than 0.1 CPU busy; how busy they were
+#             is printed either way
 #
 # evlist   `precord bench evlist-open-close -a -d` with E = 16, 50, 100
 #          dummy events per CPU, serial (-j 1) and a worker per CPU,
@@ -25,22 +28,26 @@
 #          differences give per pid listed, per task and per mapping, on one
 #          participant (serial) and on two at once (per worker), and the
 #          bytes of each kind of record.
-# stream   precord and perf record, alternating, -F 4000 -g and -F 4000
-#          --call-graph dwarf of bench/matmul -t CPUs: the bytes the
+# stream   precord and perf record, in a rotating order, -F 4000 -g and
+#          -F 4000 --call-graph dwarf of bench/matmul -t CPUs: the bytes the
 #          streaming thread moved (its summary line) over the workload's
-#          own CPU seconds (bytes per busy CPU-second), and the streaming
-#          thread's CPU time over its bytes (ns per byte drained); perf's
-#          bytes per CPU-second beside it as a check.
-# Run on a quiet machine, under the shared lock: the load average and
-# perf_event_max_sample_rate before and after are printed. Raw rows go to
+#          own CPU seconds (bytes per busy CPU-second), perf's bytes beside
+#          them as a check; and the streaming thread's CPU time over its
+#          bytes (ns per byte drained), for -g at -F 25000, where the thread
+#          moves enough to be timed to a few percent and takes bigger
+#          batches per wake-up, as a saturated reader does.
+# Run on a quiet machine, under the shared lock: the load average, the
+# CPUs others kept busy before each part and perf_event_max_sample_rate
+# before and after are printed. perf records with -B (no build-id pass:
+# only its bytes are used). Raw rows go to
 # OUTDIR/raw.tsv; the last line is the evlist-model options.
 set -u
 cd "$(dirname "$0")/.."
-REPS=5 PROCS=1000 KMAPS=30 OUT=/var/tmp/precord-model PARTS=evlist,synth,stream
-while getopts "r:P:K:d:p:h" o; do
+REPS=5 PROCS=1000 KMAPS=30 OUT=/var/tmp/precord-model PARTS=evlist,synth,stream QUIET_WAIT=600
+while getopts "r:P:K:d:p:q:h" o; do
 	case $o in
 	r) REPS=$OPTARG ;; P) PROCS=$OPTARG ;; K) KMAPS=$OPTARG ;; d) OUT=$OPTARG ;;
-	p) PARTS=$OPTARG ;; *) sed -n '2,38p' "$0"; exit 0 ;;
+	p) PARTS=$OPTARG ;; q) QUIET_WAIT=$OPTARG ;; *) sed -n '2,42p' "$0"; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/spawn-threads bench/evlist-model >/dev/null || exit 1
@@ -64,6 +71,23 @@ range() {	# like med, "min–max"
 		if (k == key) print $(n + 1) }' "$RAW" | sort -g | sed -n '1p;$p' | paste -sd'-'
 }
 calc() { awk "BEGIN { printf \"%.6g\", $* }"; }
+# busy: CPUs kept busy by others over 2 s, from /proc/stat (nothing of ours runs meanwhile)
+busy() {
+	local a b
+	a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat); sleep 2
+	b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
+	awk -v a="$a" -v b="$b" -v n="$NCPU" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		printf "%.2f", n * (y[1] - x[1]) / (y[1] - x[1] + y[2] - x[2]) }'
+}
+# quiet PART: wait (up to QUIET_WAIT s) until others keep under 0.1 CPU busy; say how busy
+quiet() {
+	local t=0 b
+	b=$(busy)
+	while awk -v b="$b" 'BEGIN { exit !(b >= 0.1) }' && [ $t -lt "$QUIET_WAIT" ]; do
+		sleep 8; t=$((t + 10)); b=$(busy)
+	done
+	echo "# $1: others kept $b CPUs busy before it (after waiting ${t} s)"
+}
 
 echo "# model-inputs: $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null), $NCPU CPUs, $(uname -r)"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
@@ -79,6 +103,7 @@ evlist_run() {	# E J rep
 	done
 }
 if want evlist; then
+	quiet evlist
 	for rep in $(seq "$REPS"); do
 		for e in 16 50 100; do
 			if [ $((rep % 2)) = 1 ]; then evlist_run $e 1 $rep; evlist_run $e "$NCPU" $rep
@@ -160,6 +185,7 @@ synth_run() {	# workload
 	done
 }
 if want synth; then
+	quiet synthesis
 	for rep in $(seq "$REPS"); do
 		synth_run base
 		start_wl -p "$PROCS" -t "$PROCS"
@@ -196,50 +222,62 @@ if want synth; then
 fi
 
 # ---- streaming -----------------------------------------------------------------
-stream_run() {	# who mode rep
-	local who=$1 mode=$2 data=$OUT/$1.$2.data cg wl err
+# mode: g or dwarf; its rows are keyed MODE-F: g4000, dwarf4000, g25000
+stream_run() {	# who mode freq
+	local who=$1 mode=$2 hz=$3 data=$OUT/$1.$2.data cg wl bytes samples lost mb cpu
 	[ "$mode" = g ] && cg=(-g) || cg=(--call-graph dwarf)
 	rm -rf "$data" "$data.old"
 	sync
 	if [ "$who" = precord ]; then
-		./precord -F 4000 "${cg[@]}" -o "$data" -- bench/matmul -t "$NCPU" -n 600 -r 16 >"$OUT/wl" 2>"$OUT/err" ||
-			{ cat "$OUT/err" >&2; exit 1; }
+		./precord -F "$hz" "${cg[@]}" -o "$data" -- bench/matmul -t "$NCPU" -n 600 -r 32 \
+			>"$OUT/wl" 2>"$OUT/err" || { cat "$OUT/err" >&2; exit 1; }
 		# [ precord: prec-rd/0: CPUs 0-1, X MB, N wakeups, N samples, N lost, Y s CPU ]
 		read -r mb samples lost cpu < <(sed -n 's/^\[ precord: prec-rd\/[0-9]*: CPUs [^,]*\(,[0-9][^,]*\)*, \([0-9.]*\) MB, [0-9]* wakeups, \([0-9]*\) samples, \([0-9]*\) lost, \([0-9.]*\) s CPU \]$/\2 \3 \4 \5/p' "$OUT/err" |
 			awk '{ mb += $1; s += $2; l += $3; c += $4 } END { printf "%.3f %d %d %.3f\n", mb, s, l, c }')
 		bytes=$(calc "$mb * 1048576")
-		row stream "$who" "$mode" drain "$(calc "$cpu * 1e9 / $bytes")"
+		row stream "$who" "$mode$hz" drain "$(calc "$cpu * 1e9 / $bytes")"
 	else
-		perf record -F 4000 "${cg[@]}" -o "$data" -- bench/matmul -t "$NCPU" -n 600 -r 16 >"$OUT/wl" 2>"$OUT/err" ||
-			{ cat "$OUT/err" >&2; exit 1; }
+		if ! perf record -B -F "$hz" "${cg[@]}" -o "$data" -- bench/matmul -t "$NCPU" -n 600 -r 32 \
+			>"$OUT/wl" 2>"$OUT/err"; then
+			echo "# perf record -F $hz $mode failed (left out): $(tail -1 "$OUT/err")"
+			return
+		fi
 		bytes=$(stat -c %s "$data")
 		read -r samples lost < <(perf report --stats -i "$data" 2>/dev/null | awk '
 			/^ *SAMPLE events:/ { s = $3 } /^ *LOST_SAMPLES events:/ { l = $3 } END { print s + 0, l + 0 }')
 	fi
 	wl=$(sed -n 's/.* cpu=\([0-9.]*\).*/\1/p' "$OUT/wl")
-	row stream "$who" "$mode" rate "$(calc "$bytes / $wl")"
-	row stream "$who" "$mode" hz "$(calc "$samples / $wl")"
-	row stream "$who" "$mode" lost "${lost:-0}"
-	row stream "$who" "$mode" sample_bytes "$(calc "$bytes / ($samples + 1)")"
+	row stream "$who" "$mode$hz" rate "$(calc "$bytes / $wl")"
+	row stream "$who" "$mode$hz" hz "$(calc "$samples / $wl")"
+	row stream "$who" "$mode$hz" lost "${lost:-0}"
+	row stream "$who" "$mode$hz" sample_bytes "$(calc "$bytes / ($samples + 1)")"
 }
 if want stream; then
+	quiet streaming
 	for rep in $(seq "$REPS"); do
-		for mode in g dwarf; do
-			if [ $((rep % 2)) = 1 ]; then stream_run precord $mode $rep; stream_run perf $mode $rep
-			else stream_run perf $mode $rep; stream_run precord $mode $rep; fi
+		runs=("precord g 4000" "perf g 4000" "precord dwarf 4000" "perf dwarf 4000" "precord g 25000")
+		for i in $(seq 0 4); do
+			# rotate the order every repetition
+			# shellcheck disable=SC2086
+			stream_run ${runs[$(((i + rep) % 5))]}
 		done
 	done
 	rm -rf "$OUT"/*.data "$OUT"/*.data.old
-	echo "# streaming, -F 4000 on bench/matmul -t $NCPU (every CPU busy), medians of $REPS [min-max]:"
-	for mode in g dwarf; do
-		echo "#   $mode: precord $(med stream precord $mode rate) B per CPU-s [$(range stream precord $mode rate)]," \
-			"$(med stream precord $mode hz) samples per CPU-s, ~$(med stream precord $mode sample_bytes) B each, lost $(med stream precord $mode lost);" \
-			"reader $(med stream precord $mode drain) ns/B [$(range stream precord $mode drain)];" \
-			"perf $(med stream perf $mode rate) B per CPU-s (file size), lost $(med stream perf $mode lost)"
+	echo "# streaming on bench/matmul -t $NCPU (every CPU busy), medians of $REPS [min-max]" \
+		"(g4000: -F 4000 -g; dwarf4000: -F 4000 --call-graph dwarf; g25000: -F 25000 -g):"
+	for c in g4000 dwarf4000 g25000; do
+		echo "#   $c: precord $(med stream precord $c rate) B per CPU-s [$(range stream precord $c rate)]," \
+			"$(med stream precord $c hz) samples per CPU-s, ~$(med stream precord $c sample_bytes) B each, lost $(med stream precord $c lost);" \
+			"streaming thread $(med stream precord $c drain) ns/B [$(range stream precord $c drain)]"
+		[ "$c" = g25000 ] ||
+			echo "#     perf record -B: $(med stream perf $c rate) B per CPU-s [$(range stream perf $c rate)] (file size), lost $(med stream perf $c lost)"
 	done
-	FLAGS="$FLAGS --rate-g=$(med stream precord g rate) --rate-dwarf=$(med stream precord dwarf rate)"
-	FLAGS="$FLAGS --drain-g=$(med stream precord g drain) --drain-dwarf=$(med stream precord dwarf drain)"
+	FLAGS="$FLAGS --rate-g=$(med stream precord g4000 rate) --rate-dwarf=$(med stream precord dwarf4000 rate)"
+	FLAGS="$FLAGS --drain-g=$(med stream precord g25000 drain) --drain-dwarf=$(med stream precord dwarf4000 drain)"
 fi
 
-echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg); max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+echo "# after: others keep $(busy) CPUs busy; load $(cut -d' ' -f1-3 /proc/loadavg); max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+for f in $FLAGS; do
+	case $f in *=-*) echo "# warning: ${f%%=*} came out negative: the machine was not quiet, or the fit does not hold; measure again";; esac
+done
 echo "bench/evlist-model$FLAGS"
