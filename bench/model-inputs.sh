@@ -13,15 +13,19 @@
 #             processes to keep less than 0.1 CPU busy; how busy they were
 #             is printed either way
 #
-# evlist   `precord bench evlist-open-close -a -d` with E = 16, 50, 100
-#          dummy events per CPU, serial (-j 1) and a worker per CPU,
-#          alternating; per phase, the parallel times against E give the
-#          local cost (slope) and the dispatch (intercept), the serial
-#          slope minus (CPUs x local) the cross-CPU extra; enable is fitted
-#          as a + b*k per event; mmap and munmap per ring. The per-worker
-#          share of the dispatch cannot be told apart from its fixed part on
-#          a 2-CPU machine: it is taken as 2.5 µs (a futex wake-up) and the
-#          rest is the fixed part.
+# evlist   `precord bench evlist-open-close -d` with E = 16, 32, 64, 100
+#          dummy events per CPU, in a rotating order: on one CPU (-C) from
+#          the calling thread pinned there (local) and pinned to another
+#          CPU (remote), serially; on every CPU (-a) serially and with a
+#          worker per CPU (parallel). Per phase, the slope against E of
+#          the local runs is the local cost per descriptor, the remote
+#          slope minus it the cross-CPU extra; the parallel slope is the
+#          cost per descriptor on each worker while every worker works at
+#          once (contention included) and the intercept the dispatch;
+#          enable is fitted as a + b*k for the k-th event of a CPU; mmap
+#          and munmap per ring. The per-worker share of the dispatch cannot
+#          be told apart from its fixed part on a 2-CPU machine: it is
+#          taken as 2.5 µs (a futex wake-up) and the rest is the fixed part.
 # synth    `precord bench synthesize -t -d -m 1 -M 2` on this machine's
 #          /proc alone, then with bench/spawn-threads -p PROCS (processes of
 #          one thread), then with -m MAPS more executable mappings each; the
@@ -94,66 +98,93 @@ echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); max_sample_rate $(cat /pr
 FLAGS=""
 
 # ---- evlist ----------------------------------------------------------------
-evlist_run() {	# E J rep
-	local e=$1 j=$2 rep=$3 out
-	out=$(./precord bench evlist-open-close -a -d -n "$e" -j "$j" -i $((4000 / e)) 2>&1) ||
-		{ echo "$out" >&2; exit 1; }
+EVALS="16 32 64 100"
+CPU_A=$(cut -d, -f1 /sys/devices/system/cpu/online | cut -d- -f1)
+CPU_B=$(awk -F'[-,]' '{ print $NF }' /sys/devices/system/cpu/online)
+evlist_run() {	# E variant: local remote serial par
+	local e=$1 v=$2 out cmd
+	case $v in
+	local)  cmd=(taskset -c "$CPU_A" ./precord bench evlist-open-close -C "$CPU_A" -j 1) ;;
+	remote) cmd=(taskset -c "$CPU_B" ./precord bench evlist-open-close -C "$CPU_A" -j 1) ;;
+	serial) cmd=(./precord bench evlist-open-close -a -j 1) ;;
+	par)    cmd=(./precord bench evlist-open-close -a -j "$NCPU") ;;
+	esac
+	out=$("${cmd[@]}" -d -n "$e" -i $((4000 / e)) 2>&1) || { echo "$out" >&2; exit 1; }
 	for p in open mmap enable disable munmap close; do
-		row evlist "$e" "$j" "$p" "$(sed -n "s/.*Average $p took: \([0-9.]*\) usec.*/\1/p" <<<"$out")"
+		row evlist "$e" "$v" "$p" "$(sed -n "s/.*Average $p took: \([0-9.]*\) usec.*/\1/p" <<<"$out")"
 	done
+}
+# pairs VARIANT PHASE [MINUS]: "E median" lines, minus b*E(E+1)/2 when MINUS=b is given
+pairs() {
+	local e
+	for e in $EVALS; do echo "$e $(med evlist "$e" "$1" "$2")"; done |
+		awk -v b="${3:-0}" '{ print $1, $2 - b * $1 * ($1 + 1) / 2 }'
+}
+# least squares y = c + m*x: prints "c m"
+fit_line() {
+	awk '{ n++; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2 }
+	     END { m = (n * sxy - sx * sy) / (n * sxx - sx * sx); printf "%.6g %.6g\n", (sy - m * sx) / n, m }'
+}
+# least squares y - c0 = a*x + b*x(x+1)/2 (c0 given; "fit" to fit it too): prints "c a b"
+fit_enable() {
+	awk -v c0="$1" '{ n++; x[n] = $1; y[n] = $2 }
+	function solve3(  i, u, v, w, A, B, C, D, E, F, G, H, I, p, q, r, det) {
+		for (i = 1; i <= n; i++) { u = 1; v = x[i]; w = x[i] * (x[i] + 1) / 2
+			A += u * u; B += u * v; C += u * w; E += v * v; F += v * w; I += w * w
+			p += u * y[i]; q += v * y[i]; r += w * y[i] }
+		D = B; G = C; H = F
+		det = A * (E * I - F * H) - B * (D * I - F * G) + C * (D * H - E * G)
+		printf "%.6g %.6g %.6g\n", (p * (E * I - F * H) - B * (q * I - F * r) + C * (q * H - E * r)) / det,
+			(A * (q * I - F * r) - p * (D * I - F * G) + C * (D * r - q * G)) / det,
+			(A * (E * r - q * H) - B * (D * r - q * G) + p * (D * H - E * G)) / det }
+	function solve2(  i, v, w, E, F, I, q, r, det) {
+		for (i = 1; i <= n; i++) { v = x[i]; w = x[i] * (x[i] + 1) / 2
+			E += v * v; F += v * w; I += w * w; q += v * (y[i] - c0); r += w * (y[i] - c0) }
+		det = E * I - F * F
+		printf "%.6g %.6g %.6g\n", c0, (q * I - F * r) / det, (E * r - F * q) / det }
+	END { if (c0 == "fit") solve3(); else solve2() }'
 }
 if want evlist; then
 	quiet evlist
 	for rep in $(seq "$REPS"); do
-		for e in 16 50 100; do
-			if [ $((rep % 2)) = 1 ]; then evlist_run $e 1 $rep; evlist_run $e "$NCPU" $rep
-			else evlist_run $e "$NCPU" $rep; evlist_run $e 1 $rep; fi
+		for e in $EVALS; do
+			vs=(local remote serial par)
+			for i in 0 1 2 3; do evlist_run "$e" "${vs[$(((i + rep) % 4))]}"; done
 		done
 	done
-	# least squares y = a + b*x over (E, median) pairs: prints "a b"
-	fit() {	# phase j
-		for e in 16 50 100; do echo "$e $(med evlist $e "$2" "$1")"; done |
-			awk '{ n++; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2 }
-			     END { b = (n * sxy - sx * sy) / (n * sxx - sx * sx); printf "%.6g %.6g\n", (sy - b * sx) / n, b }'
-	}
-	declare -A LOC REM DISP
+	declare -A LOC REM PAR DISP
 	for p in open disable close; do
-		read -r DISP[$p] LOC[$p] < <(fit $p "$NCPU")
-		read -r _ slope < <(fit $p 1)
-		REM[$p]=$(calc "($slope - $NCPU * ${LOC[$p]}) / ($NCPU - 1)")
+		read -r _ LOC[$p] < <(pairs local $p | fit_line)
+		read -r _ rs < <(pairs remote $p | fit_line)
+		REM[$p]=$(calc "$rs - ${LOC[$p]}")
+		read -r DISP[$p] PAR[$p] < <(pairs par $p | fit_line)
 	done
 	disp=$(calc "(${DISP[open]} + ${DISP[disable]} + ${DISP[close]}) / 3")
-	# enable, parallel: p(E) - disp = a*E + b*E(E+1)/2; two unknowns, three points
-	read -r ena enb < <(for e in 16 50 100; do echo "$e $(med evlist $e "$NCPU" enable)"; done |
-		awk -v d="$disp" '{ x1 = $1; x2 = $1 * ($1 + 1) / 2; y = $2 - d
-			s11 += x1 * x1; s12 += x1 * x2; s22 += x2 * x2; s1y += x1 * y; s2y += x2 * y }
-			END { det = s11 * s22 - s12 * s12
-			      printf "%.6g %.6g\n", (s1y * s22 - s2y * s12) / det, (s11 * s2y - s12 * s1y) / det }')
-	enrem=$(for e in 16 50 100; do echo "$e $(med evlist $e 1 enable)"; done |
-		awk -v a="$ena" -v b="$enb" -v n="$NCPU" '{ loc = $1 * a + b * $1 * ($1 + 1) / 2
-			s += ($2 - n * loc) / ($1 * (n - 1)); k++ } END { printf "%.6g", s / k }')
-	# mmap = CPUs * (ring + (E - 1) * set_output), both paths
-	read -r mi ms < <(for e in 16 50 100; do for j in 1 "$NCPU"; do echo "$e $(med evlist $e $j mmap)"; done; done |
-		awk '{ n++; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2 }
-		     END { b = (n * sxy - sx * sy) / (n * sxx - sx * sx); printf "%.6g %.6g\n", (sy - b * sx) / n, b }')
+	read -r _ ena enb < <(pairs local enable | fit_enable fit)
+	read -r _ ers < <(pairs remote enable "$enb" | fit_line)
+	enrem=$(calc "$ers - $ena")
+	read -r _ enaw enbw < <(pairs par enable | fit_enable "$disp")
+	# mmap = CPUs * (ring + (E - 1) * set_output) and munmap = CPUs * ring_munmap, both -a paths
+	read -r mi ms < <(for v in serial par; do pairs $v mmap; done | fit_line)
 	setout=$(calc "$ms / $NCPU"); ring=$(calc "$mi / $NCPU + $setout")
-	unmap=$(for e in 16 50 100; do for j in 1 "$NCPU"; do med evlist $e $j munmap; done; done |
-		awk -v n="$NCPU" '{ s += $1; k++ } END { printf "%.6g", s / k / n }')
+	unmap=$(for v in serial par; do pairs $v munmap; done |
+		awk -v n="$NCPU" '{ s += $2; k++ } END { printf "%.6g", s / k / n }')
 	percpu=2.5
 	fixed=$(calc "$disp - $NCPU * $percpu")
-	echo "# evlist, µs, medians of $REPS runs (means of each run's cycles):"
-	printf '#   %-8s %s\n' E "serial open/mmap/enable/disable/munmap/close | parallel, same"
-	for e in 16 50 100; do
-		s=""; p=""
-		for ph in open mmap enable disable munmap close; do
-			s="$s $(med evlist $e 1 $ph)"; p="$p $(med evlist $e "$NCPU" $ph)"
+	echo "# evlist, µs, medians of $REPS runs (each the mean of its cycles); local: -C $CPU_A from CPU $CPU_A," \
+		"remote: -C $CPU_A from CPU $CPU_B, serial: -a -j 1, par: -a -j $NCPU"
+	printf '#   %-4s %-7s %s\n' E variant "open mmap enable disable munmap close"
+	for e in $EVALS; do
+		for v in local remote serial par; do
+			printf '#   %-4s %-7s' "$e" "$v"
+			for ph in open mmap enable disable munmap close; do printf ' %s' "$(med evlist "$e" $v $ph)"; done
+			echo
 		done
-		printf '#   %-8s%s |%s\n' "$e" "$s" "$p"
 	done
-	FLAGS="$FLAGS --open-local=$(calc "${LOC[open]}") --open-remote=$(calc "${REM[open]}")"
-	FLAGS="$FLAGS --enable-a=$ena --enable-b=$enb --enable-remote=$enrem"
-	FLAGS="$FLAGS --disable-local=$(calc "${LOC[disable]}") --disable-remote=$(calc "${REM[disable]}")"
-	FLAGS="$FLAGS --close-local=$(calc "${LOC[close]}") --close-remote=$(calc "${REM[close]}")"
+	FLAGS="$FLAGS --open-local=${LOC[open]} --open-remote=${REM[open]} --open-w=${PAR[open]}"
+	FLAGS="$FLAGS --enable-a=$ena --enable-b=$enb --enable-remote=$enrem --enable-a-w=$enaw --enable-b-w=$enbw"
+	FLAGS="$FLAGS --disable-local=${LOC[disable]} --disable-remote=${REM[disable]} --disable-w=${PAR[disable]}"
+	FLAGS="$FLAGS --close-local=${LOC[close]} --close-remote=${REM[close]} --close-w=${PAR[close]}"
 	FLAGS="$FLAGS --ring-mmap=$ring --set-output=$setout --ring-munmap=$unmap"
 	FLAGS="$FLAGS --dispatch-fixed=$fixed --dispatch-per-cpu=$percpu"
 fi
