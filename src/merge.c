@@ -688,7 +688,7 @@ static int mstream__inflate(struct merge *m, struct mstream *s, const u8 *rec)
 	if (err) {
 		merge__error(m, "%s/%s: cannot decompress the record at offset %llu: %s",
 			     m->dir, s->file.name,
-			     (unsigned long long)(rec - s->file.map), strerror(-err));
+			     (unsigned long long)(rec - s->file.map), zdecomp__strerror(err));
 		return err;
 	}
 	p = zdecomp__pending(s->zd, &len);

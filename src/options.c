@@ -838,7 +838,7 @@ static const struct opt_def record_options[] = {
 	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
 	OPT_PERF_ONLY(0, "exclude-perf"),
 	OPT_PERF_ONLY(0, "filter"),
-	OPT_PERF_ONLY(0, "group"),
+	OPT_BOOL(0, "group", group, "put the counters into a counter group"),
 	OPT_PERF_ONLY(0, "kcore"),
 	OPT_PERF_ONLY(0, "kernel-callchains"),
 	OPT_PERF_ONLY(0, "max-size"),

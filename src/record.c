@@ -57,6 +57,7 @@
 #include "precord/control.h"
 #include "precord/output.h"
 #include "precord/pipe.h"
+#include "precord/status.h"
 #include "wq.h"
 
 #define EXIT_USAGE	129
@@ -131,6 +132,14 @@ struct record {
 	u64			kept_samples;	/* after a write error: the samples in the files */
 	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
+	struct status		status;		/* the live line on a terminal */
+	/*
+	 * The label of the closing lines perf record also prints (woken up,
+	 * captured and wrote, dump): "perf record" when run as `precord record`,
+	 * where those lines are perf's word for word, for the scripts that read
+	 * them; "precord" otherwise.
+	 */
+	const char		*tag;
 	int			full_argc;
 	const char		**full_argv;
 };
@@ -261,39 +270,158 @@ static void record__config_rate(struct record *rec, struct perf_event_attr *attr
 }
 
 /*
+ * Call chains for one event (perf's __evsel__config_callchain()): fp, dwarf
+ * (user registers and stack, the address and data source with it), lbr
+ * (the branch stack's call stack; frame pointers when user space is not
+ * sampled). track: the event that carries the side-band, whose mmap_data
+ * dwarf needs.
+ */
+static void record__config_callchain(struct perf_event_attr *attr, const char *mode,
+				     u32 dump_size, u64 max_stack, bool track)
+{
+	attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	attr->sample_max_stack = (u16)max_stack;
+	if (!strcmp(mode, "lbr") && !attr->exclude_user) {
+		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		attr->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+					   PERF_SAMPLE_BRANCH_NO_CYCLES |
+					   PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_HW_INDEX;
+	}
+	if (!strcmp(mode, "dwarf")) {
+		attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+				     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+		attr->sample_regs_user |= DWARF_REGS_MASK_X86_64;
+		attr->sample_stack_user = dump_size;
+		attr->exclude_callchain_user = 1;
+		attr->mmap_data = track;
+	}
+}
+
+/*
+ * The event's own call-graph terms replace the command line's (perf's
+ * evsel__apply_config_terms(): call-graph=, stack-size=, max-stack=, which
+ * alone means frame pointers). "no" turns call chains off for it.
+ */
+static void record__config_callgraph_terms(struct record *rec, struct evsel *evsel, bool track)
+{
+	const struct evsel_terms *t = &evsel->terms;
+	struct perf_event_attr *attr = &evsel->attr;
+	const char *mode = NULL;
+	u32 dump_size = 8192;
+
+	if (!(t->set & (EVSEL_TERM_CALLGRAPH | EVSEL_TERM_STACK_SIZE | EVSEL_TERM_MAX_STACK)) ||
+	    (!(t->set & (EVSEL_TERM_CALLGRAPH | EVSEL_TERM_STACK_SIZE)) && !t->max_stack))
+		return;
+	if (t->set & EVSEL_TERM_CALLGRAPH)
+		mode = t->callgraph;
+	else if (t->max_stack)
+		mode = "fp";
+	if (mode && strcmp(mode, "fp") && strcmp(mode, "dwarf") && strcmp(mode, "lbr") &&
+	    strcmp(mode, "no")) {
+		fprintf(stderr, "precord: warning: per-event call-graph '%s' of %s is not fp, dwarf, "
+			"lbr or no; the command line's call graph applies to it\n", mode, evsel->name);
+		return;
+	}
+	if ((t->set & EVSEL_TERM_STACK_SIZE) && t->stack_size)
+		dump_size = (u32)((t->stack_size + 7) & ~7ULL);
+	/* The command line's call chain is taken off first (perf's evsel__reset_callgraph()). */
+	if (rec->opts.callgraph != CALLGRAPH_NONE) {
+		attr->sample_type &= ~(u64)PERF_SAMPLE_CALLCHAIN;
+		if (rec->opts.callgraph == CALLGRAPH_DWARF)
+			attr->sample_type &= ~(u64)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	}
+	if (mode && strcmp(mode, "no"))
+		record__config_callchain(attr, mode, dump_size, t->max_stack, track);
+}
+
+/* perf's evsel__apply_config_terms(): the event's terms over the options. */
+static void record__config_terms(struct record *rec, struct evsel *evsel, bool track)
+{
+	const struct evsel_terms *t = &evsel->terms;
+	struct perf_event_attr *attr = &evsel->attr;
+	struct record_opts *o = &rec->opts;
+
+	if ((t->set & EVSEL_TERM_PERIOD) && !((t->weak & EVSEL_TERM_PERIOD) && o->count)) {
+		attr->sample_period = t->period;
+		attr->freq = 0;
+		attr->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
+	}
+	if ((t->set & EVSEL_TERM_FREQ) && !((t->weak & EVSEL_TERM_FREQ) && o->freq_set)) {
+		attr->sample_freq = t->freq;
+		attr->freq = 1;
+		attr->sample_type |= PERF_SAMPLE_PERIOD;
+	}
+	if (t->set & EVSEL_TERM_TIME) {
+		if (t->time)
+			attr->sample_type |= PERF_SAMPLE_TIME;
+		else
+			attr->sample_type &= ~(u64)PERF_SAMPLE_TIME;
+	}
+	if (t->set & EVSEL_TERM_BRANCH) {
+		if (strcmp(t->branch, "no")) {
+			u64 mode = attr->branch_sample_type;
+
+			attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+			if (!parse_events__branch_str(t->branch, &mode))
+				attr->branch_sample_type = mode;
+		} else {
+			attr->sample_type &= ~(u64)PERF_SAMPLE_BRANCH_STACK;
+		}
+	}
+	if (t->set & EVSEL_TERM_INHERIT)
+		attr->inherit = t->inherit;
+	if (t->set & EVSEL_TERM_OVERWRITE)
+		attr->write_backward = t->overwrite;
+	if (t->set & EVSEL_TERM_AUX_OUTPUT)
+		attr->aux_output = t->aux_output;
+	record__config_callgraph_terms(rec, evsel, track);
+}
+
+/*
  * One evsel's attr, as perf record sets it (evsel__config), plus what precord
  * forces on purpose: sample_id_all, TIME and IDENTIFIER on every event,
  * read_format ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap).
+ * Group members are neither disabled nor enabled on exec: their leader is.
+ * track: this evsel carries the side-band; own_dummy: it is the dummy
+ * record adds for that, which takes no call chains (perf's no_aux_samples)
+ * and, with --overwrite, stays in a forward ring of its own.
  */
-static void record__config_evsel(struct record *rec, struct evsel *evsel)
+static void record__config_evsel(struct record *rec, struct evsel *evsel, bool track,
+				 bool own_dummy)
 {
 	struct record_opts *o = &rec->opts;
 	struct perf_event_attr *attr = &evsel->attr;
 	bool tp = evsel__is_tracepoint(evsel);
-	bool dummy = attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY;
+	bool leader = evsel__is_group_leader(evsel);
 
 	attr->size = sizeof(*attr);
 	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			     PERF_SAMPLE_IDENTIFIER;
 	attr->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	attr->sample_id_all = 1;
-	attr->disabled = 1;
+	attr->disabled = leader;
 	attr->inherit = !o->no_inherit;
 	if (rec->system_wide)
 		attr->sample_type |= PERF_SAMPLE_CPU;
+	if (evsel->sample_read) {
+		/* ":S": the counts ride in the samples; the whole group's when there is one */
+		attr->sample_type |= PERF_SAMPLE_READ | PERF_SAMPLE_ID;
+		if (evsel->leader->nr_members > 1) {
+			attr->read_format |= PERF_FORMAT_GROUP;
+			attr->inherit = 0;
+		}
+	}
 
 	if (tp) {
 		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 		attr->sample_period = o->count ? o->count : 1;
 		attr->freq = 0;
-	} else if (dummy) {
-		attr->sample_period = 1;
-		attr->freq = 0;
-	} else {
+	} else if (!attr->sample_period || o->count || o->freq_set) {
+		/* a period the event came with (a breakpoint's 1) stays unless -c or -F */
 		record__config_rate(rec, attr);
 	}
 
-	if (o->callgraph != CALLGRAPH_NONE && !dummy) {
+	if (o->callgraph != CALLGRAPH_NONE && !own_dummy) {
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (o->callgraph == CALLGRAPH_DWARF) {
 			attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
@@ -308,12 +436,50 @@ static void record__config_evsel(struct record *rec, struct evsel *evsel)
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
 	}
-	/* --overwrite: every event but the tracking dummy writes backward. */
-	if (o->overwrite && !dummy)
+	if (o->overwrite && !own_dummy)
 		attr->write_backward = 1;
 	/* Forked workload, per task: enabled by the exec itself. */
-	if (!rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
+	if (leader && !rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
 		attr->enable_on_exec = 1;
+	if (evsel->precise_max)
+		attr->precise_ip = 3;
+	record__config_terms(rec, evsel, track);
+}
+
+/*
+ * ":S" on a group leader: the members' counts come with the leader's
+ * samples, so they take no samples of their own (unless a period= or
+ * freq= term says otherwise) and carry the leader's sample_type (perf's
+ * evsel__config_leader_sampling()).
+ */
+static void record__config_leader_sampling(struct evsel *evsel)
+{
+	struct perf_event_attr *attr = &evsel->attr;
+	const struct evsel *leader = evsel->leader;
+
+	if (!leader->sample_read || leader == evsel)
+		return;
+	if (!(evsel->terms.set & (EVSEL_TERM_PERIOD | EVSEL_TERM_FREQ))) {
+		attr->freq = 0;
+		attr->sample_freq = 0;
+		attr->sample_period = 0;
+	}
+	if (!(evsel->terms.set & EVSEL_TERM_OVERWRITE))
+		attr->write_backward = 0;
+	attr->sample_type = leader->attr.sample_type;
+}
+
+/* --group: every event (the side-band dummy too) in one group led by the first. */
+static void record__set_leader(struct evlist *evlist)
+{
+	struct evsel *leader = evlist__first(evlist), *evsel;
+	int i;
+
+	if (!leader)
+		return;
+	evlist__for_each_evsel(evlist, evsel, i)
+		evsel->leader = leader;
+	leader->nr_members = evlist->nr_entries;
 }
 
 static void record__config_tracking(struct record *rec, struct evsel *evsel)
@@ -343,9 +509,12 @@ static void record__config_tracking(struct record *rec, struct evsel *evsel)
  */
 static int record__config(struct record *rec)
 {
+	struct evsel *evsel, *tracking, *first = evlist__first(rec->evlist);
+	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
+	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
+			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
 	/* --overwrite: tracking records must not be overwritten with the samples. */
-	bool own_tracking = rec->system_wide || rec->opts.overwrite;
-	struct evsel *evsel;
+	bool own_tracking = (rec->system_wide && !first_dummy) || rec->opts.overwrite;
 	int i;
 
 	if (own_tracking) {
@@ -353,6 +522,7 @@ static int record__config(struct record *rec)
 			.type = PERF_TYPE_SOFTWARE,
 			.config = PERF_COUNT_SW_DUMMY,
 			.exclude_guest = 0,
+			.sample_period = 1,
 		};
 
 		evsel = evsel__new(&attr, "dummy:HG");
@@ -361,15 +531,40 @@ static int record__config(struct record *rec)
 			return -ENOMEM;
 		}
 	}
+	if (rec->opts.group)
+		record__set_leader(rec->evlist);
+	tracking = own_tracking ? rec->evlist->entries[rec->evlist->nr_entries - 1]
+				: evlist__first(rec->evlist);
 	evlist__for_each_evsel(rec->evlist, evsel, i)
-		record__config_evsel(rec, evsel);
+		record__config_evsel(rec, evsel, evsel == tracking, own_tracking && evsel == tracking);
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		record__config_leader_sampling(evsel);
+	/*
+	 * An overwrite term: that event's rings are backward ones, read as
+	 * --overwrite's are, at a snapshot and at the end.
+	 */
+	if (evlist__has_backward(rec->evlist))
+		rec->opts.overwrite = true;
+	/* perf: aux-sample-size= needs an AUX area event, and precord records none. */
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		if (evsel->terms.set & EVSEL_TERM_AUX_SAMPLE_SIZE) {
+			fprintf(stderr, "precord: No AUX area event to sample (%s asks for "
+				"aux-sample-size=, and precord records no AUX area events)\n",
+				evsel->name);
+			return -EINVAL;
+		}
+	}
 	if (own_tracking) {
 		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
 		record__config_tracking(rec, evsel);
 		evsel->attr.disabled = 0;
 		evsel->attr.enable_on_exec = 0;
 	} else {
-		record__config_tracking(rec, evlist__first(rec->evlist));
+		record__config_tracking(rec, first);
+		if (rec->system_wide) {	/* the given dummy, on from the start as perf's would be */
+			first->attr.disabled = 0;
+			first->attr.enable_on_exec = 0;
+		}
 	}
 	return 0;
 }
@@ -491,6 +686,12 @@ static int record__open(struct record *rec)
 		if (rec->opts.verbose)
 			fprintf(stderr, "precord: this kernel has no MMAP2 build ids\n");
 	}
+	if ((oerr.fallbacks & EVLIST_FALLBACK_CYCLES) && rec->opts.verbose)
+		fprintf(stderr, "precord: The cycles event is not supported, trying to fall back "
+			"to cpu-clock-ticks\n");
+	if ((oerr.fallbacks & EVLIST_FALLBACK_WEAK_GROUP) && rec->opts.verbose)
+		fprintf(stderr, "precord: a weak group (:W) could not be opened; its events are "
+			"opened one by one\n");
 	if (err) {
 		evlist__open_strerror(&oerr, msg, sizeof(msg));
 		fprintf(stderr, "precord: %s\n", msg);
@@ -563,7 +764,7 @@ static int record__setup_pipe(struct record *rec)
 	const char *where = strcmp(rec->path, "-") ? "a FIFO at -o" : "to stdout";
 	const char *why = o->no_merge ? "--no-merge keeps the streaming threads' directory" :
 			  o->switch_output ? "--switch-output starts new output files" :
-			  o->overwrite ? "--overwrite keeps its snapshots in the threads' files" : NULL;
+			  o->overwrite ? "--overwrite (or an overwrite event term) keeps its snapshots in the threads' files" : NULL;
 
 	if (why) {
 		fprintf(stderr, "precord: %s, which pipe mode (%s) cannot: record into a file "
@@ -1225,6 +1426,34 @@ static void record__print_loss(struct record *rec)
 	loss_report__exit(&r);
 }
 
+/*
+ * "Captured and wrote": as perf record words it under perf's label (no
+ * sample count when there were none; -z adds the original size and the
+ * ratio), precord's own line otherwise.
+ */
+static void record__print_captured(struct record *rec, u64 samples)
+{
+	double mb = rec->device || rec->pipe ? (double)rec->writer.offset / 1048576.0 :
+		    file_mb(rec->path);
+	u64 in, out;
+
+	if (strcmp(rec->tag, "perf record")) {
+		fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+			mb, rec->path, (unsigned long long)samples);
+		return;
+	}
+	fprintf(stderr, "[ perf record: Captured and wrote %.3f MB %s", mb, rec->path);
+	if (samples)
+		fprintf(stderr, " (%llu samples)", (unsigned long long)samples);
+	if (rec->opts.comp_level) {
+		streams__comp_bytes(&rec->streams, &in, &out);
+		if (in && out)
+			fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+				(double)in / 1048576.0, (double)in / (double)out);
+	}
+	fprintf(stderr, " ]\n");
+}
+
 static void record__print_summary(struct record *rec)
 {
 	struct stream_stats *s = &rec->total;
@@ -1233,7 +1462,7 @@ static void record__print_summary(struct record *rec)
 		return;
 	if (rec->threaded || rec->one_thread)
 		record__print_threads(rec);
-	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
+	fprintf(stderr, "[ %s: Woken up %llu times to write data ]\n", rec->tag,
 		(unsigned long long)s->wakeups);
 	/*
 	 * An overwrite ring drops records only while it is paused for a
@@ -1263,11 +1492,7 @@ static void record__print_summary(struct record *rec)
 			rec->merged.parts > 1 && rec->merged.indexed == rec->merged.nr_files ?
 			", no walk: the threads' record index" : "",
 			rec->merged.given_back ? ", their pages reused as merged" : "");
-	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		rec->device || rec->pipe ? (double)rec->writer.offset / 1048576.0 :
-		file_mb(rec->path),
-		rec->path, (unsigned long long)(rec->samples_counted ? rec->kept_samples :
-						s->samples));
+	record__print_captured(rec, rec->samples_counted ? rec->kept_samples : s->samples);
 	/* read back from the file: a stream cannot be */
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite && !rec->pipe)
 		record__print_loss(rec);
@@ -1622,7 +1847,7 @@ static void record__keep_output(struct record *rec, const char *path)
 	char **list;
 
 	if (!rec->opts.quiet)
-		fprintf(stderr, "[ precord: Dump %s ]\n", path);
+		fprintf(stderr, "[ %s: Dump %s ]\n", rec->tag, path);
 	if (max <= 0)
 		return;
 	list = realloc(rec->outputs, sizeof(*list) * (size_t)(rec->nr_outputs + 1));
@@ -1655,6 +1880,7 @@ static int record__switch(struct record *rec)
 	int err;
 
 	rec->switch_due = false;
+	status__clear(&rec->status);	/* the switch's messages start on a clean line */
 	snprintf(next, sizeof(next), "%s.next", rec->staging);
 	if (mkdir(next, 0700) < 0) {
 		err = -errno;
@@ -1793,6 +2019,7 @@ static bool record__control(struct record *rec)
 	int ret;
 
 	while ((ret = control__read(&rec->ctl, &msg)) > 0) {
+		status__clear(&rec->status);
 		record__control_cmd(rec, &msg);
 		if (control_cmd__is_acked(msg.cmd) && control__ack(&rec->ctl) && rec->opts.verbose)
 			fprintf(stderr, "precord: control: cannot write the ack\n");
@@ -1820,6 +2047,7 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	if (*enable_at && now >= *enable_at) {
 		evlist__enable(rec->evlist);
 		*enable_at = 0;
+		status__clear(&rec->status);
 		if (!rec->opts.quiet)
 			fprintf(stderr, "precord: events enabled after %d ms\n", rec->opts.delay_ms);
 	}
@@ -1839,12 +2067,35 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	return timeout;
 }
 
+/* The status line, from the counters the streaming threads publish. */
+static void record__status(struct record *rec, u64 now)
+{
+	struct status_counts c = { 0 };
+	int i;
+
+	if (!rec->status.on)
+		return;
+	for (i = 0; i < rec->streams.nr; i++) {
+		struct stream_live live;
+
+		if (!rec->streams.s[i].nr_rings)
+			continue;
+		stream__read_live(&rec->streams.s[i], &live);
+		c.bytes += live.bytes;
+		c.samples += live.samples;
+		c.lost += live.lost;
+		c.threads++;
+	}
+	status__tick(&rec->status, now, &c);
+}
+
 /*
  * Wait until the workload ends, a signal comes, the stream threads stop,
  * or "stop" comes on the control channel; meanwhile start new output files
- * (--switch-output) and carry out control commands.
+ * (--switch-output), carry out control commands and, on a terminal, keep
+ * the status line.
  */
-static void record__wait(struct record *rec)
+static void record__wait_loop(struct record *rec)
 {
 	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_OUT, P_NR };
 	struct pollfd pfd[P_NR] = {
@@ -1860,8 +2111,10 @@ static void record__wait(struct record *rec)
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = record__timers(rec, &enable_at);
-		u64 v;
+		u64 v, now = now_ms();
 
+		record__status(rec, now);
+		timeout = status__timeout(&rec->status, now, timeout);
 		if (rec->write_error || rec->stop_requested)
 			return;
 		if (rec->wl.pid > 0 && workload__poll_exit(&rec->wl))
@@ -1892,6 +2145,13 @@ static void record__wait(struct record *rec)
 			return;
 		}
 	}
+}
+
+static void record__wait(struct record *rec)
+{
+	status__init(&rec->status, STDERR_FILENO, rec->opts.quiet, now_ms());
+	record__wait_loop(rec);
+	status__clear(&rec->status);
 }
 
 /*
@@ -2161,6 +2421,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		return EXIT_USAGE;
 	}
 	rec.path = rec.opts.output;
+	rec.tag = !strcmp(argv[0], "record") ? "perf record" : "precord";
 	rec.threaded = !rec.opts.no_threads;
 	control__init(&rec.ctl);
 	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {

@@ -60,6 +60,7 @@ struct record_opts {
 	bool		buildid_mmap;		/* --buildid-mmap (default on); --no-buildid-mmap */
 	int		delay_ms;		/* -D; -1 = start disabled; 0 = none */
 	bool		no_inherit;		/* -i/--no-inherit */
+	bool		group;			/* --group: all events in one group */
 	bool		clockid_set;		/* -k/--clockid */
 	int		clockid;
 	int		realtime_prio;		/* -r/--realtime; 0 = not set */
