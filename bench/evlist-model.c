@@ -438,6 +438,25 @@ static int parse_number(const char *opt, const char *arg, double min, double *v)
 	return 0;
 }
 
+/* -e E,E,...: each a number of events of at least 1. */
+static int check_events(const char *events)
+{
+	char list[256], *tok, *save = NULL;
+	double e;
+	int err = 0;
+
+	if (snprintf(list, sizeof(list), "%s", events) >= (int)sizeof(list)) {
+		fprintf(stderr, "evlist-model: -e '%s' is too long\n", events);
+		return -EINVAL;
+	}
+	tok = strtok_r(list, ",", &save);
+	if (!tok)
+		return parse_number("-e", events, 1, &e);
+	for (; tok && !err; tok = strtok_r(NULL, ",", &save))
+		err = parse_number("-e", tok, 1, &e);
+	return err;
+}
+
 /* -t [NAME=]DESC: a machine more. */
 static int add_machine(struct model_opts *mo, const char *arg)
 {
@@ -492,6 +511,8 @@ static int parse_args(struct model_opts *mo, int argc, char **argv)
 		fprintf(stderr, "evlist-model: unexpected argument '%s' (see --help)\n", argv[optind]);
 		err = -EINVAL;
 	}
+	if (!err)
+		err = check_events(mo->events);
 	if (!err && (mo->k.drain_g <= 0 || mo->k.drain_dwarf <= 0)) {
 		fprintf(stderr, "evlist-model: --drain-g and --drain-dwarf must be above 0\n");
 		err = -EINVAL;

@@ -77,6 +77,8 @@ note "tiny topology: evlist, synthesis and drain rows equal the hand arithmetic"
 [ "$(wc -l <"$T/bad.err")" -eq 1 ] && grep -q "bad value 'abc' for open-local" "$T/bad.err" ||
 	{ cat "$T/bad.err"; fail "a bad cost does not give one line naming it"; }
 [ -s "$T/bad.out" ] && fail "a bad cost still printed figures"
+"$MODEL" -e 1,x >"$T/bad.out" 2>"$T/bad.err" && fail "-e 1,x was accepted"
+grep -q "bad value 'x' for -e" "$T/bad.err" || { cat "$T/bad.err"; fail "a bad -e is not named"; }
 "$MODEL" -t "bogus:3" >"$T/bad.out" 2>"$T/bad.err" && fail "a bad topology was accepted"
 grep -q "cannot load topology 'bogus:3'" "$T/bad.err" || { cat "$T/bad.err"; fail "a bad topology is not named"; }
 
