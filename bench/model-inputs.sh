@@ -33,13 +33,14 @@
 #          participant (serial) and on two at once (per worker), and the
 #          bytes of each kind of record.
 # stream   precord and perf record, in a rotating order, -F 4000 -g and
-#          -F 4000 --call-graph dwarf of bench/matmul -t CPUs: the bytes the
-#          streaming thread moved (its summary line) over the workload's
-#          own CPU seconds (bytes per busy CPU-second), perf's bytes beside
-#          them as a check; and the streaming thread's CPU time over its
-#          bytes (ns per byte drained), for -g at -F 25000, where the thread
-#          moves enough to be timed to a few percent and takes bigger
-#          batches per wake-up, as a saturated reader does.
+#          -F 4000 --call-graph dwarf of bench/matmul -t CPUs, precord with
+#          --threads=numa (one streaming thread per node, no helpers): the
+#          bytes the streaming threads moved (their summary lines) over the
+#          workload's own CPU seconds (bytes per busy CPU-second), perf's
+#          bytes beside them as a check; and the streaming threads' CPU
+#          time over their bytes (ns per byte drained), for -g at -F 25000,
+#          where a thread moves enough to be timed to a few percent and
+#          takes bigger batches per wake-up, as a saturated reader does.
 # Run on a quiet machine, under the shared lock: the load average, the
 # CPUs others kept busy before each part and perf_event_max_sample_rate
 # before and after are printed. perf records with -B (no build-id pass:
@@ -51,7 +52,7 @@ REPS=5 PROCS=1000 KMAPS=30 OUT=/var/tmp/precord-model PARTS=evlist,synth,stream 
 while getopts "r:P:K:d:p:q:h" o; do
 	case $o in
 	r) REPS=$OPTARG ;; P) PROCS=$OPTARG ;; K) KMAPS=$OPTARG ;; d) OUT=$OPTARG ;;
-	p) PARTS=$OPTARG ;; q) QUIET_WAIT=$OPTARG ;; *) sed -n '2,42p' "$0"; exit 0 ;;
+	p) PARTS=$OPTARG ;; q) QUIET_WAIT=$OPTARG ;; *) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/spawn-threads bench/evlist-model >/dev/null || exit 1
@@ -260,10 +261,11 @@ stream_run() {	# who mode freq
 	rm -rf "$data" "$data.old"
 	sync
 	if [ "$who" = precord ]; then
-		./precord -F "$hz" "${cg[@]}" -o "$data" -- bench/matmul -t "$NCPU" -n 600 -r 32 \
+		./precord --threads=numa -F "$hz" "${cg[@]}" -o "$data" -- bench/matmul -t "$NCPU" -n 600 -r 32 \
 			>"$OUT/wl" 2>"$OUT/err" || { cat "$OUT/err" >&2; exit 1; }
-		# [ precord: prec-rd/0: CPUs 0-1, X MB, N wakeups, N samples, N lost, Y s CPU ]
-		read -r mb samples lost cpu < <(sed -n 's/^\[ precord: prec-rd\/[0-9]*: CPUs [^,]*\(,[0-9][^,]*\)*, \([0-9.]*\) MB, [0-9]* wakeups, \([0-9]*\) samples, \([0-9]*\) lost, \([0-9.]*\) s CPU \]$/\2 \3 \4 \5/p' "$OUT/err" |
+		# [ precord: prec-rd/0: CPUs 0-1, X MB, N wakeups, N samples, N lost, Y s CPU ],
+		# and the same without "CPUs ..." for an adaptive layout's helpers
+		read -r mb samples lost cpu < <(sed -En 's/^\[ precord: prec-rd\/[0-9.]+: (CPUs [^,]*(,[0-9][^,]*)*, )?([0-9.]+) MB, [0-9]+ wakeups, ([0-9]+) samples, ([0-9]+) lost, ([0-9.]+) s CPU \]$/\3 \4 \5 \6/p' "$OUT/err" |
 			awk '{ mb += $1; s += $2; l += $3; c += $4 } END { printf "%.3f %d %d %.3f\n", mb, s, l, c }')
 		bytes=$(calc "$mb * 1048576")
 		row stream "$who" "$mode$hz" drain "$(calc "$cpu * 1e9 / $bytes")"

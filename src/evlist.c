@@ -53,6 +53,7 @@
 
 #include "wq.h"
 #include "precord/evlist.h"
+#include "precord/util.h"
 
 struct evlist *evlist__new(void)
 {
@@ -628,16 +629,9 @@ static int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_er
 int evlist__read_sysctl(const char *name, int *val)
 {
 	char path[128];
-	FILE *f;
-	int ok;
 
 	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", val) == 1;
-	fclose(f);
-	return ok ? 0 : -EINVAL;
+	return file__read_int(path, 10, val);
 }
 
 static int perf_event_paranoid(void)
@@ -651,14 +645,14 @@ static int perf_event_paranoid(void)
 /* CAP_SYS_ADMIN or CAP_PERFMON in this process's effective set: no paranoid limit applies. */
 static bool evlist__has_perf_caps(void)
 {
-	unsigned long long caps = 0;
+	u64 caps = 0;
 	char line[256];
 	FILE *f = fopen("/proc/self/status", "re");
 
 	if (!f)
 		return geteuid() == 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+		if (!parse__key_u64(line, "CapEff", 16, &caps))
 			break;
 	fclose(f);
 	return caps & (1ULL << 21 | 1ULL << 38);	/* CAP_SYS_ADMIN, CAP_PERFMON */
@@ -791,7 +785,7 @@ static bool evlist__drop_missing_feature(struct evlist *evlist, struct evlist_op
 	size_t f;
 	int i;
 
-	for (f = 0; f < sizeof(attr_features) / sizeof(attr_features[0]); f++) {
+	for (f = 0; f < ARRAY_SIZE(attr_features); f++) {
 		const struct attr_feature *feat = &attr_features[f];
 
 		if ((oerr->fallbacks & feat->bit) || !feat->has(&oerr->evsel->attr))
@@ -986,7 +980,8 @@ static bool evsel__any_open(const struct evsel *evsel)
 static int task__last_cpu(pid_t tid)
 {
 	char path[64], buf[1024], *p;
-	int fd, field = 2;
+	int fd, field = 2, cpu;
+	const char *end;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tid, (int)tid);
@@ -1004,7 +999,9 @@ static int task__last_cpu(pid_t tid)
 	for (; *p && field < 39; p++)
 		if (*p == ' ')
 			field++;
-	return field == 39 ? atoi(p) : -1;
+	if (field < 39 || parse__int(p, 10, &cpu, &end))
+		return -1;
+	return cpu;
 }
 
 static int evlist__thread_cpu_cb(void *arg, long t, int slot)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "precord/topology.h"
+#include "precord/util.h"
 
 #define NODE_MEMINFO_FMT	"/sys/devices/system/node/node%d/meminfo"
 
@@ -244,6 +245,27 @@ int topology__node_os_index(const struct topology *topo, int i)
 }
 
 /*
+ * A line of nodeN/meminfo: "Node N FIELD: VALUE kB", its field (with the
+ * colon) into name and its value. 0 or -EINVAL.
+ */
+static int node_meminfo__parse(char *line, char *name, size_t size, u64 *val)
+{
+	char *save, *tok[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		tok[i] = strtok_r(i ? NULL : line, " \t\n", &save);
+		if (!tok[i])
+			return -EINVAL;
+	}
+	if (parse__int(tok[1], 10, &i, NULL) || strlen(tok[2]) >= size ||
+	    parse__u64(tok[3], 10, val, NULL))
+		return -EINVAL;
+	memcpy(name, tok[2], strlen(tok[2]) + 1);
+	return 0;
+}
+
+/*
  * One field ("MemTotal:", "MemFree:") of a node's sysfs meminfo, whose lines
  * read "Node 0 MemTotal:  5597388 kB". 0 and the value, or -errno.
  */
@@ -260,7 +282,7 @@ static int node_meminfo__read(int node, const char *field, u64 *kb)
 	if (!fp)
 		return -errno;
 	while (getline(&line, &len, fp) > 0) {
-		if (sscanf(line, "%*s %*d %31s %" SCNu64, name, &val) != 2)
+		if (node_meminfo__parse(line, name, sizeof(name), &val))
 			continue;
 		if (!strcmp(name, field)) {
 			*kb = val;

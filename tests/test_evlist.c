@@ -1262,7 +1262,7 @@ static void test_thread_cpus_learnt(void **state)
 	thread_map__put(threads);
 }
 
-/* ---- the evsel-level calls record.c uses ---------------------------------------- */
+/* ---- the evsel-level calls the record command uses ---------------------------------------- */
 
 static void test_evsel_open_serial_api(void **state)
 {

@@ -18,7 +18,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <mntent.h>
 #include <pthread.h>
@@ -35,63 +34,9 @@
 #include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/threadmap.h"
+#include "helpers.h"
 
 #define ID_HDR	24	/* e.g. TID | TIME | IDENTIFIER */
-
-/* ---- collecting records -------------------------------------------------- */
-
-struct rec {
-	unsigned char	*data;
-	size_t		size;
-};
-
-/* Stores what it is given; checked later, from the main thread (cmocka is not thread-safe). */
-struct collector {
-	struct rec	*recs;
-	size_t		nr, alloc;
-	size_t		bytes;
-	int		calls;
-	int		fail_at;	/* fail the fail_at-th call (1-based) with fail_err */
-	int		fail_err;
-};
-
-static int collect(void *ctx, const void *record, size_t size)
-{
-	struct collector *c = ctx;
-
-	c->calls++;
-	if (c->fail_at && c->calls >= c->fail_at)
-		return c->fail_err;
-	if (c->nr == c->alloc) {
-		c->alloc = c->alloc ? 2 * c->alloc : 64;
-		c->recs = realloc(c->recs, c->alloc * sizeof(*c->recs));
-		if (!c->recs)
-			abort();
-	}
-	c->recs[c->nr].data = malloc(size);
-	if (!c->recs[c->nr].data)
-		abort();
-	memcpy(c->recs[c->nr].data, record, size);
-	c->recs[c->nr].size = size;
-	c->nr++;
-	c->bytes += size;
-	return 0;
-}
-
-static void collector__reset(struct collector *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr; i++)
-		free(c->recs[i].data);
-	free(c->recs);
-	memset(c, 0, sizeof(*c));
-}
-
-static const struct perf_event_header *hdr(const struct collector *c, size_t i)
-{
-	return (const struct perf_event_header *)c->recs[i].data;
-}
 
 static size_t align8(size_t v)
 {
@@ -99,7 +44,7 @@ static size_t align8(size_t v)
 }
 
 /* The part before the trailer must be exactly the fixed part + the padded string. */
-static void check_string_part(const struct rec *r, size_t fixed, size_t id_hdr)
+static void check_string_part(const struct collected *r, size_t fixed, size_t id_hdr)
 {
 	const char *s = (const char *)r->data + fixed;
 	size_t room = r->size - fixed - id_hdr, len;
@@ -124,8 +69,8 @@ static void check_stream(const struct collector *c, size_t id_hdr)
 
 	assert_non_null(stream);
 	for (i = 0; i < c->nr; i++) {
-		const struct rec *r = &c->recs[i];
-		const struct perf_event_header *h = hdr(c, i);
+		const struct collected *r = &c->recs[i];
+		const struct perf_event_header *h = collector__hdr(c, i);
 		size_t j, trailer = id_hdr;
 
 		assert_int_equal(r->size % 8, 0);
@@ -169,7 +114,7 @@ static size_t count_type(const struct collector *c, u32 type)
 	size_t i, n = 0;
 
 	for (i = 0; i < c->nr; i++)
-		n += hdr(c, i)->type == type;
+		n += collector__hdr(c, i)->type == type;
 	return n;
 }
 
@@ -439,15 +384,9 @@ static void make_fake_kernel(void)
 	write_bytes("kernel-notes", notes, len);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int group_setup(void **state)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_synthesize.XXXXXX");
-	if (!mkdtemp(tmpdir))
+	if (tmpdir__make(tmpdir, sizeof(tmpdir), "/tmp", "synthesize"))
 		return -1;
 	make_fake_proc();
 	make_fake_kernel();
@@ -456,7 +395,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir__remove(tmpdir);
 }
 
 static struct synth_paths fake_paths(void)
@@ -684,7 +623,7 @@ static void test_self_process(void **state)
 	opts_init(&o, ID_HDR);
 	o.build_id = true;
 	workers__start(&w);
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	check_self_tasks(&c, &w);
 	exe = check_self_maps(&c);
@@ -723,7 +662,7 @@ static void test_self_process_no_buildid(void **state)
 
 	opts_init(&o, 0);
 	workers__start(&w);
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), 0);
 	check_stream(&c, 0);
 	check_self_tasks(&c, &w);
 	exe = check_self_maps(&c);
@@ -760,7 +699,7 @@ static void test_self_thread_map(void **state)
 	opts_init(&o, 8);
 	workers__start(&w);
 	m = tmap(&w.tid[1], 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	assert_int_equal(count_type(&c, PERF_RECORD_FORK), 0);
 	assert_int_equal(count_type(&c, PERF_RECORD_COMM), 2);
@@ -777,12 +716,12 @@ static void test_self_thread_map(void **state)
 
 	/* the dummy map (-1) holds no task */
 	m = tmap((pid_t[]){ -1 }, 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 0);
 	free(m);
 
 	/* the forked workload's lone COMM */
-	assert_int_equal(synthesize__comm(&o, w.tid[2], collect, &c), 0);
+	assert_int_equal(synthesize__comm(&o, w.tid[2], collector__emit, &c), 0);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(find_comm(&c, w.tid[2], NULL)->comm, "synthw2");
 	assert_int_equal(find_comm(&c, w.tid[2], NULL)->pid, getpid());
@@ -801,12 +740,12 @@ static void test_self_gone(void **state)
 		_exit(0);
 	waitpid(pid, NULL, 0);
 	opts_init(&o, 8);
-	assert_int_equal(synthesize__process(&o, pid, collect, &c), -ESRCH);
-	assert_int_equal(synthesize__thread(&o, pid, collect, &c), -ESRCH);
-	assert_int_equal(synthesize__comm(&o, pid, collect, &c), -ESRCH);
+	assert_int_equal(synthesize__process(&o, pid, collector__emit, &c), -ESRCH);
+	assert_int_equal(synthesize__thread(&o, pid, collector__emit, &c), -ESRCH);
+	assert_int_equal(synthesize__comm(&o, pid, collector__emit, &c), -ESRCH);
 	assert_int_equal(c.nr, 0);
 	o.id_hdr_size = 12;	/* not a multiple of 8 */
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), -EINVAL);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), -EINVAL);
 }
 
 /* ---- tests: fake /proc ---------------------------------------------------- */
@@ -861,7 +800,7 @@ static void test_fake_process(void **state)
 	o.stats = &stats;
 	o.build_id = true;	/* nothing to read: the maj/min/ino form stays */
 	o.hugetlbfs_mnt = "/dev/hugepages";
-	assert_int_equal(synthesize__all(&o, collect, &c), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	/* 100: FORK COMM 5*MMAP2, 101: FORK COMM, 200: FORK COMM; 300 vanished */
 	assert_int_equal(c.nr, 11);
@@ -869,7 +808,7 @@ static void test_fake_process(void **state)
 	assert_int_equal(f->header.type, PERF_RECORD_FORK);
 	assert_true(f->pid == 100 && f->tid == 100 && f->ppid == 42 && f->ptid == 42);
 	assert_string_equal(find_comm(&c, 100, NULL)->comm, "fake-leader");
-	assert_int_equal(hdr(&c, 1)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 1)->type, PERF_RECORD_COMM);
 	check_maps(&c, 2, FAKE_EXEC, 5, 100);
 	ev = (const void *)c.recs[2].data;
 	assert_int_equal(ev->len, 0x1000);
@@ -888,19 +827,19 @@ static void test_fake_process(void **state)
 
 	/* only the task records, or only the maps */
 	o.no_mmap = true;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 4);
 	assert_int_equal(count_type(&c, PERF_RECORD_MMAP2), 0);
 	collector__reset(&c);
 	o.no_mmap = false;
 	o.no_task = true;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 5);
 	check_maps(&c, 0, FAKE_EXEC, 5, 100);
 	collector__reset(&c);
 
-	assert_int_equal(synthesize__process(&o, 300, collect, &c), -ESRCH);
-	assert_int_equal(synthesize__process(&o, 999, collect, &c), -ESRCH);
+	assert_int_equal(synthesize__process(&o, 300, collector__emit, &c), -ESRCH);
+	assert_int_equal(synthesize__process(&o, 999, collector__emit, &c), -ESRCH);
 	assert_int_equal(c.nr, 0);
 }
 
@@ -928,7 +867,7 @@ static void test_fake_mmap_data(void **state)
 	o.paths = &paths;
 	o.mmap_data = true;
 	o.no_task = true;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	check_stream(&c, 0);
 	assert_int_equal(c.nr, 8);
 	check_maps(&c, 0, want, 8, 100);
@@ -946,12 +885,12 @@ static void test_fake_thread_map(void **state)
 	o.paths = &paths;
 	o.hugetlbfs_mnt = "/dev/hugepages";
 	m = tmap((pid_t[]){ 101 }, 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	assert_int_equal(c.nr, 7);	/* COMM 101, COMM 100, 5 MMAP2 */
 	assert_int_equal(find_comm(&c, 101, NULL)->pid, 100);
-	assert_int_equal(hdr(&c, 0)->type, PERF_RECORD_COMM);
-	assert_int_equal(hdr(&c, 1)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 1)->type, PERF_RECORD_COMM);
 	assert_int_equal(count_type(&c, PERF_RECORD_FORK), 0);
 	check_maps(&c, 2, FAKE_EXEC, 5, 100);
 	free(m);
@@ -959,7 +898,7 @@ static void test_fake_thread_map(void **state)
 
 	/* -p 100: both tasks in the map, the leader's maps once */
 	m = tmap((pid_t[]){ 100, 101, 300, 200 }, 4);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 8);	/* COMM 100, 5 MMAP2, COMM 101, COMM 200 */
 	check_maps(&c, 1, FAKE_EXEC, 5, 100);
 	assert_int_equal(find_comm(&c, 200, NULL)->pid, 200);
@@ -990,7 +929,7 @@ static void test_fake_long_line(void **state)
 	opts_init(&o, 8);
 	o.paths = &paths;
 	o.no_task = true;
-	assert_int_equal(synthesize__process(&o, 400, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 400, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	assert_int_equal(c.nr, 2);
 	ev = (const void *)c.recs[0].data;
@@ -1048,7 +987,7 @@ static void test_fake_timeout(void **state)
 	o.clock_ctx = &now;
 	/* t0 = 1 ms; line 1 read at 2 ms, line 2 at 3 ms, line 3 at 4 ms: over 2 ms */
 	o.proc_map_timeout_ms = 2;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	assert_int_equal(c.nr, 2);
 	ev = (const void *)c.recs[0].data;
@@ -1064,7 +1003,7 @@ static void test_fake_timeout(void **state)
 	collector__reset(&c);
 
 	o.proc_map_timeout_ms = 0;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 1);
 	ev = (const void *)c.recs[0].data;
 	assert_int_equal(ev->start, 0x00400000);
@@ -1092,11 +1031,11 @@ static void test_self_timeout(void **state)
 	o.proc_map_timeout_ms = 0;
 	o.clock = step_clock;
 	o.clock_ctx = &now;
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), 0);
 	assert_int_equal(count_type(&c, PERF_RECORD_MMAP2), 1);
-	for (i = 0; hdr(&c, i)->type != PERF_RECORD_MMAP2; i++)
+	for (i = 0; collector__hdr(&c, i)->type != PERF_RECORD_MMAP2; i++)
 		;
-	assert_true(hdr(&c, i)->misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
+	assert_true(collector__hdr(&c, i)->misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
 	assert_int_equal(stats.nr_map_timeouts, 1);
 	assert_int_equal(stats.first_timeout_pid, getpid());
 	collector__reset(&c);
@@ -1135,7 +1074,7 @@ static void test_kernel_real(void **state)
 	if (!kallsyms_addr("_text", &text) || !kallsyms_addr("_etext", &etext))
 		skip();
 	opts_init(&o, ID_HDR);
-	err = synthesize__kernel_mmap(&o, collect, &c);
+	err = synthesize__kernel_mmap(&o, collector__emit, &c);
 	if (!text) {		/* kptr_restrict */
 		assert_int_equal(err, -EACCES);
 		return;
@@ -1190,7 +1129,7 @@ static void test_kernel_real_build_id(void **state)
 		skip();
 	opts_init(&o, 8);
 	o.build_id = true;
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	ev = (const void *)c.recs[0].data;
 	assert_int_equal(ev->header.type, PERF_RECORD_MMAP2);
@@ -1227,7 +1166,7 @@ static void test_modules_real(void **state)
 		fclose(f);
 	}
 	opts_init(&o, ID_HDR);
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	assert_int_equal(c.nr, lines);
 	for (i = 1; i < c.nr; i++) {
@@ -1251,7 +1190,7 @@ static void test_kernel_fake(void **state)
 	opts_init(&o, 16);
 	o.paths = &paths;
 	/* no function _etext: the kernel map ends where the first module starts */
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	ev = (const void *)c.recs[0].data;
 	assert_string_equal(ev->filename, "[kernel.kallsyms]_text");
@@ -1261,20 +1200,20 @@ static void test_kernel_fake(void **state)
 	collector__reset(&c);
 
 	paths.kallsyms = tpath("kallsyms-etext");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	ev = (const void *)c.recs[0].data;
 	assert_int_equal(ev->len, 0x800000);
 	collector__reset(&c);
 
 	paths.kallsyms = tpath("kallsyms-stext");	/* no _text: _stext anchors */
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	ev = (const void *)c.recs[0].data;
 	assert_string_equal(ev->filename, "[kernel.kallsyms]_stext");
 	assert_int_equal(ev->len, 0x800000);
 	collector__reset(&c);
 
 	o.build_id = true;
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	ev2 = (const void *)c.recs[0].data;
 	assert_int_equal(ev2->header.type, PERF_RECORD_MMAP2);
 	assert_int_equal(ev2->header.misc, PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID);
@@ -1283,11 +1222,11 @@ static void test_kernel_fake(void **state)
 	collector__reset(&c);
 
 	paths.kallsyms = tpath("kallsyms-hidden");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -EACCES);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -EACCES);
 	paths.kallsyms = tpath("kallsyms-none");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -ENOENT);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -ENOENT);
 	paths.kallsyms = tpath("no-such-file");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -ENOENT);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -ENOENT);
 	assert_int_equal(c.nr, 0);
 }
 
@@ -1302,7 +1241,7 @@ static void test_modules_fake(void **state)
 
 	opts_init(&o, 16);
 	o.paths = &paths;
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	assert_int_equal(c.nr, 3);
 	/* by address; the .ko path modules.dep gives, else [name] */
@@ -1327,7 +1266,7 @@ static void test_modules_fake(void **state)
 
 	/* MMAP2 with build ids: sysfs for ext4, the .ko's sections for snd-hda-intel */
 	o.build_id = true;
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	ev2 = (const void *)c.recs[0].data;
 	assert_int_equal(ev2->header.type, PERF_RECORD_MMAP2);
@@ -1342,9 +1281,9 @@ static void test_modules_fake(void **state)
 	collector__reset(&c);
 
 	paths.modules = tpath("modules-hidden");
-	assert_int_equal(synthesize__modules(&o, collect, &c), -EACCES);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), -EACCES);
 	paths.modules = tpath("no-such-file");	/* CONFIG_MODULES=n */
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 0);
 }
 
@@ -1360,7 +1299,7 @@ static void test_all_real(void **state)
 
 	opts_init(&o, ID_HDR);
 	o.stats = &stats;
-	assert_int_equal(synthesize__all(&o, collect, &c), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	assert_non_null(find_comm(&c, 1, NULL));
 	assert_non_null(find_comm(&c, getpid(), NULL));
@@ -1383,37 +1322,37 @@ static void test_emit_failure(void **state)
 	struct synth_opts o;
 
 	opts_init(&o, 8);
-	assert_int_equal(synthesize__all(&o, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__all(&o, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 3);	/* nothing after the failure */
 	collector__reset(&c);
 
 	c = (struct collector){ .fail_at = 1, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 1);
 	collector__reset(&c);
 
 	/* a failure inside the maps of a process */
 	o.paths = &paths;
 	c = (struct collector){ .fail_at = 4, .fail_err = -EIO };
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), -EIO);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), -EIO);
 	assert_int_equal(c.calls, 4);
 	collector__reset(&c);
 	c = (struct collector){ .fail_at = 2, .fail_err = -ENOSPC };
 	m = tmap((pid_t[]){ 100 }, 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 2);
 	free(m);
 	collector__reset(&c);
 
 	c = (struct collector){ .fail_at = 1, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -ENOSPC);
 	collector__reset(&c);
 	c = (struct collector){ .fail_at = 2, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__modules(&o, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 2);
 	collector__reset(&c);
 	c = (struct collector){ .fail_at = 1, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__finished_init(collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__finished_init(collector__emit, &c), -ENOSPC);
 	collector__reset(&c);
 }
 
@@ -1481,7 +1420,7 @@ static void test_id_index_per_cpu(void **state)
 	/* two events on CPUs 0 and 2 (CPU numbers, not indexes), system-wide */
 	fake_evlist__init(&f, (int[]){ 0, 2 }, 2, (pid_t[]){ -1 }, 1, 2);
 	f.evsels[1].ids[1] = 0;		/* never opened: left out */
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	check_stream(&c, 0);
 	assert_int_equal(c.nr, 1);
 	ev = (const void *)c.recs[0].data;
@@ -1500,7 +1439,7 @@ static void test_id_index_per_cpu(void **state)
 
 	/* a workload on every CPU: the tid is the workload's */
 	fake_evlist__init(&f, (int[]){ 0, 1 }, 2, (pid_t[]){ 4242 }, 1, 1);
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	e = id_entry(&c, 0, 1);
 	assert_true(e->id == 1001 && e->idx == 1 && e->cpu == 1 && e->tid == 4242);
 	collector__reset(&c);
@@ -1514,14 +1453,14 @@ static void test_id_index_per_thread(void **state)
 	const struct id_index_entry *e;
 
 	fake_evlist__init(&f, NULL, 1, (pid_t[]){ 10, 11, 12 }, 3, 1);
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	assert_int_equal(((const struct perf_record_id_index *)c.recs[0].data)->nr, 3);
 	e = id_entry(&c, 0, 2);
 	assert_true(e->id == 1002 && e->idx == 2 && e->cpu == (u64)-1 && e->tid == 12);
 	collector__reset(&c);
 
 	f.evsels[0].nr_cpus = 2;	/* inconsistent with the evlist's maps */
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), -EINVAL);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), -EINVAL);
 	fake_evlist__exit(&f);
 }
 
@@ -1538,7 +1477,7 @@ static void test_id_index_split(void **state)
 	for (i = 0; i < NR; i++)
 		tids[i] = (pid_t)(100 + i);
 	fake_evlist__init(&f, NULL, 1, tids, NR, 1);
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	check_stream(&c, 0);
 	assert_int_equal(c.nr, 3);	/* 1364 + 1364 + 272, as perf splits */
 	for (i = 0; i < c.nr; i++) {
@@ -1556,7 +1495,7 @@ static void test_id_index_split(void **state)
 	collector__reset(&c);
 
 	c = (struct collector){ .fail_at = 2, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 2);
 	collector__reset(&c);
 	fake_evlist__exit(&f);
@@ -1567,11 +1506,11 @@ static void test_finished(void **state)
 {
 	struct collector c = { 0 };
 
-	assert_int_equal(synthesize__finished_init(collect, &c), 0);
-	assert_int_equal(synthesize__finished_round(collect, &c), 0);
+	assert_int_equal(synthesize__finished_init(collector__emit, &c), 0);
+	assert_int_equal(synthesize__finished_round(collector__emit, &c), 0);
 	assert_int_equal(c.nr, 2);
-	assert_true(hdr(&c, 0)->type == 82 && hdr(&c, 0)->size == 8 && hdr(&c, 0)->misc == 0);
-	assert_true(hdr(&c, 1)->type == 68 && hdr(&c, 1)->size == 8 && hdr(&c, 1)->misc == 0);
+	assert_true(collector__hdr(&c, 0)->type == 82 && collector__hdr(&c, 0)->size == 8 && collector__hdr(&c, 0)->misc == 0);
+	assert_true(collector__hdr(&c, 1)->type == 68 && collector__hdr(&c, 1)->size == 8 && collector__hdr(&c, 1)->misc == 0);
 	collector__reset(&c);
 }
 
@@ -1672,7 +1611,7 @@ static void *par_worker(void *p)
 {
 	struct par_arg *a = p;
 
-	a->err = synthesize__process(a->o, getpid(), collect, &a->c);
+	a->err = synthesize__process(a->o, getpid(), collector__emit, &a->c);
 	return NULL;
 }
 
@@ -1681,7 +1620,7 @@ static bool same_mmap2(const struct collector *a, const struct collector *b)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < a->nr; i++) {
-		if (hdr(a, i)->type != PERF_RECORD_MMAP2)
+		if (collector__hdr(a, i)->type != PERF_RECORD_MMAP2)
 			continue;
 		for (j = 0; j < b->nr; j++)
 			if (b->recs[j].size == a->recs[i].size &&
@@ -1717,7 +1656,7 @@ static void test_parallel_shared(void **state)
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	o.bid_cache = NULL;
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &serial), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &serial), 0);
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(a[i].err, 0);
 		check_stream(&a[i].c, ID_HDR);

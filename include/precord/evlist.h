@@ -160,9 +160,9 @@ bool evlist__can_profile_kernel(void);
 int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned long *need);
 /*
  * The one-line message for a failed open, without the "precord: " prefix
- * (as record.c words them): for an event the machine cannot count (ENOENT,
- * EOPNOTSUPP, EINVAL) perf's own line, else in perf's tone.  Returns the
- * length (snprintf rules).
+ * (as the record command words them): for an event the machine cannot
+ * count (ENOENT, EOPNOTSUPP, EINVAL) perf's own line, else in perf's tone.
+ * Returns the length (snprintf rules).
  */
 int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size);
 

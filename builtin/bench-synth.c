@@ -33,8 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "precord/bench.h"
+#include "bench.h"
 #include "precord/synthesize.h"
+#include "precord/util.h"
 #include "precord/threadmap.h"
 #include "wq.h"
 
@@ -55,36 +56,6 @@ struct synth_count {
 	unsigned long	bytes;
 };
 
-/* perf's struct stats: Welford's running mean and M2. */
-struct run_stats {
-	double	n, mean, m2;
-};
-
-static void run_stats__update(struct run_stats *s, double v)
-{
-	double delta = v - s->mean;
-
-	s->n++;
-	s->mean += delta / s->n;
-	s->m2 += delta * (v - s->mean);
-}
-
-/* The standard error of the mean, which perf prints as "+-". */
-static double run_stats__stderr(const struct run_stats *s)
-{
-	if (s->n < 2)
-		return 0.0;
-	return sqrt(s->m2 / (s->n - 1) / s->n);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 static int count_record(void *ctx, const void *record, size_t size)
 {
 	struct synth_count *c = ctx;
@@ -95,11 +66,11 @@ static int count_record(void *ctx, const void *record, size_t size)
 }
 
 static void print_result(const char *indent, const char *what,
-			 const struct run_stats *t, const struct run_stats *ev)
+			 const struct bench_stats *t, const struct bench_stats *ev)
 {
 	printf("%sAverage %ssynthesis took: %.3f usec (+- %.3f usec)\n",
-	       indent, what, t->mean, run_stats__stderr(t));
-	printf("%sAverage num. events: %.3f (+- %.3f)\n", indent, ev->mean, run_stats__stderr(ev));
+	       indent, what, t->mean, bench_stats__stddev(t));
+	printf("%sAverage num. events: %.3f (+- %.3f)\n", indent, ev->mean, bench_stats__stddev(ev));
 	printf("%sAverage time per event %.3f usec\n", indent, t->mean / ev->mean);
 }
 
@@ -116,7 +87,7 @@ static struct thread_map *self_threads(void)
 static int run_single(const struct bench_synth *b, const struct thread_map *threads,
 		      bool data_mmap)
 {
-	struct run_stats t = { 0 }, ev = { 0 };
+	struct bench_stats t = { 0 }, ev = { 0 };
 	struct synth_opts o;
 	unsigned int i;
 	int err;
@@ -126,13 +97,13 @@ static int run_single(const struct bench_synth *b, const struct thread_map *thre
 	o.mmap_data = data_mmap;
 	for (i = 0; i < b->single_iterations; i++) {
 		struct synth_count n = { 0 };
-		double t0 = now_us();
+		double t0 = clock__now_us();
 
 		err = synthesize__thread_map(&o, threads, count_record, &n);
 		if (err)
 			return err;
-		run_stats__update(&t, now_us() - t0);
-		run_stats__update(&ev, (double)n.records);
+		bench_stats__update(&t, clock__now_us() - t0);
+		bench_stats__update(&ev, (double)n.records);
 	}
 	print_result("  ", data_mmap ? "data " : "", &t, &ev);
 	return 0;
@@ -157,24 +128,24 @@ static int run_single_threaded(const struct bench_synth *b)
 }
 
 /* -d: the time of listing /proc's pids alone (µs), and how many. */
-static int time_pid_listing(const struct synth_opts *o, struct run_stats *t,
-			    struct run_stats *pids)
+static int time_pid_listing(const struct synth_opts *o, struct bench_stats *t,
+			    struct bench_stats *pids)
 {
-	double t0 = now_us();
+	double t0 = clock__now_us();
 	pid_t *list;
 	int nr = synthesize__proc_pids(o, &list);
 
 	if (nr < 0)
 		return nr;
-	run_stats__update(t, now_us() - t0);
-	run_stats__update(pids, (double)nr);
+	bench_stats__update(t, clock__now_us() - t0);
+	bench_stats__update(pids, (double)nr);
 	free(list);
 	return 0;
 }
 
 static int run_multi(const struct bench_synth *b, struct wq *wq, unsigned int nr_threads)
 {
-	struct run_stats t = { 0 }, ev = { 0 }, bytes = { 0 }, list = { 0 }, pids = { 0 };
+	struct bench_stats t = { 0 }, ev = { 0 }, bytes = { 0 }, list = { 0 }, pids = { 0 };
 	struct synth_opts o;
 	unsigned int i;
 	int err;
@@ -190,19 +161,19 @@ static int run_multi(const struct bench_synth *b, struct wq *wq, unsigned int nr
 			if (err)
 				return err;
 		}
-		t0 = now_us();
+		t0 = clock__now_us();
 		err = synthesize__all_parallel(&o, wq, (int)nr_threads, count_record, &n);
 		if (err)
 			return err;
-		run_stats__update(&t, now_us() - t0);
-		run_stats__update(&ev, (double)n.records);
-		run_stats__update(&bytes, (double)n.bytes);
+		bench_stats__update(&t, clock__now_us() - t0);
+		bench_stats__update(&ev, (double)n.records);
+		bench_stats__update(&bytes, (double)n.bytes);
 	}
 	print_result("    ", "", &t, &ev);
 	if (b->details) {
 		printf("    Average bytes per event: %.1f\n", bytes.mean / ev.mean);
 		printf("    Average pid listing took: %.3f usec (+- %.3f usec) for %.0f pids\n",
-		       list.mean, run_stats__stderr(&list), pids.mean);
+		       list.mean, bench_stats__stddev(&list), pids.mean);
 	}
 	return 0;
 }
@@ -278,14 +249,10 @@ static void bench_synth__usage(FILE *fp)
 
 static int parse_uint(const char *arg, unsigned int min, unsigned int *v)
 {
-	char *end;
-	unsigned long x;
+	const char *end;
 
-	errno = 0;
-	x = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '-' || x < min || x > UINT_MAX)
+	if (parse__uint(arg, 10, v, &end) || *end || *v < min)
 		return -EINVAL;
-	*v = (unsigned int)x;
 	return 0;
 }
 

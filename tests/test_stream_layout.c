@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_layout.c — --threads layouts on hwloc synthetic topologies (so the
+ * test_stream_layout.c — --threads layouts on hwloc synthetic topologies (so the
  * answers never depend on the host): the named layouts on a 272-PU Xeon
  * Phi-like machine and a 2-socket one, intersection with -C, user masks and
  * every error with its message, node[] and thread_of(); plus "numa" on the
@@ -15,7 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
+#include "helpers.h"
 
 /* Xeon Phi 7250-like in SNC-4: 4 nodes of 17 cores of 4 threads; the
  * threads of core c are CPUs c, c+68, c+136 and c+204. */
@@ -46,16 +47,6 @@ static void assert_map_is(const struct cpu_map *map, const char *list)
 	assert_non_null(map);
 	cpu_map__snprintf(map, buf, sizeof(buf));
 	assert_string_equal(buf, list);
-}
-
-static void assert_map_cpus(const struct cpu_map *map, const int *cpus, int nr)
-{
-	int i;
-
-	assert_non_null(map);
-	assert_int_equal(map->nr, nr);
-	for (i = 0; i < nr; i++)
-		assert_int_equal(map->map[i].cpu, cpus[i]);
 }
 
 /* Build spec on topo for the CPUs in list; must succeed. */
@@ -150,7 +141,7 @@ static void test_phi_numa(void **state)
 		for (k = 0; k < 4; k++)
 			for (i = 17 * node; i < 17 * node + 17; i++)
 				cpus[n++] = i + 68 * k;
-		assert_map_cpus(layout->maps[node], cpus, 68);
+		assert_cpu_map(layout->maps[node], cpus, 68);
 		assert_int_equal(layout->node[node], node);
 	}
 	assert_map_is(layout->maps[1], "17-33,85-101,153-169,221-237");
@@ -170,7 +161,7 @@ static void test_phi_core(void **state)
 	for (c = 0; c < 68; c++) {
 		int cpus[4] = { c, c + 68, c + 136, c + 204 };
 
-		assert_map_cpus(layout->maps[c], cpus, 4);
+		assert_cpu_map(layout->maps[c], cpus, 4);
 		assert_int_equal(layout->node[c], c / 17);
 	}
 	assert_affinity_is_maps(layout);
@@ -187,7 +178,7 @@ static void test_phi_cpu(void **state)
 
 	assert_int_equal(layout->nr, PHI_CPUS);
 	for (cpu = 0; cpu < PHI_CPUS; cpu++) {
-		assert_map_cpus(layout->maps[cpu], &cpu, 1);
+		assert_cpu_map(layout->maps[cpu], &cpu, 1);
 		assert_int_equal(layout->node[cpu], (cpu % 68) / 17);
 		assert_int_equal(layout__thread_of(layout, (struct cpu){ cpu }), cpu);
 	}
@@ -227,6 +218,62 @@ static void test_spec_names(void **state)
 		assert_int_equal(layout->nr, cases[i].nr);
 		layout__delete(layout);
 	}
+}
+
+/*
+ * adaptive[:MAX]: numa's threads, marked adaptive, each allowed up to MAX
+ * threads on its node or one per recorded CPU there; other layouts are
+ * fixed (one thread each).
+ */
+static void test_phi_adaptive(void **state)
+{
+	struct stream_layout *layout, *numa;
+	char a[4096], b[4096];
+	int t;
+
+	layout = layout_of("adaptive", *state, "0-271");
+	numa = layout_of("numa", *state, "0-271");
+	assert_true(layout->adaptive);
+	assert_false(numa->adaptive);
+	assert_int_equal(layout->nr, numa->nr);
+	for (t = 0; t < layout->nr; t++) {
+		cpu_map__snprintf(layout->maps[t], a, sizeof(a));
+		cpu_map__snprintf(numa->maps[t], b, sizeof(b));
+		assert_string_equal(a, b);
+		assert_int_equal(layout->node[t], numa->node[t]);
+		assert_int_equal(layout__max_threads_of(layout, t), 68);
+		assert_int_equal(layout__max_threads_of(numa, t), 1);
+	}
+	assert_affinity_is_maps(layout);
+	layout__delete(layout);
+	layout__delete(numa);
+
+	layout = layout_of("ADAPTIVE:16", *state, "0-271");
+	assert_true(layout->adaptive);
+	assert_int_equal(layout->adapt_max, 16);
+	assert_int_equal(layout__max_threads_of(layout, 3), 16);
+	layout__delete(layout);
+
+	/* -C: each node's bound is its recorded CPUs; a node without any has no thread. */
+	layout = layout_of("adaptive:8", *state, "0-3,17");
+	assert_int_equal(layout->nr, 2);
+	assert_int_equal(layout__max_threads_of(layout, 0), 4);
+	assert_int_equal(layout__max_threads_of(layout, 1), 1);
+	assert_int_equal(layout__max_threads_of(layout, 2), 1);	/* no such thread */
+	layout__delete(layout);
+
+	assert_layout_error("adaptive:0", *state, "0-271", "Invalid --threads=adaptive:0: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:", *state, "0-271", "Invalid --threads=adaptive:: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:4x", *state, "0-271", "Invalid --threads=adaptive:4x: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive-2", *state, "0-271", "Invalid --threads=adaptive-2: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:-3", *state, "0-271", "Invalid --threads=adaptive:-3: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:99999999999", *state, "0-271", "Invalid --threads=adaptive:99999999999: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
 }
 
 /* ---- intersection with -C ------------------------------------------------ */
@@ -595,6 +642,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phi_cpu, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_phi_package, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_names, phi_setup, topo_teardown),
+		cmocka_unit_test_setup_teardown(test_phi_adaptive, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_phi_intersect, phi_setup, topo_teardown),
 		cmocka_unit_test(test_two_sockets),
 		cmocka_unit_test(test_node_os_index),
