@@ -50,9 +50,10 @@ static void record__print_threads(struct record *rec)
 			continue;
 		cpu_map__snprintf(ss->layout->maps[i], cpus, sizeof(cpus));
 		fprintf(stderr, "[ precord: %s: CPUs %s, %.3f MB, %llu wakeups, %llu samples, "
-			"%llu lost ]\n", st->name, cpus, (double)st->stats.bytes / 1048576.0,
-			(unsigned long long)st->stats.wakeups,
-			(unsigned long long)st->stats.samples, (unsigned long long)st->stats.lost);
+			"%llu lost, %.3f s CPU ]\n", st->name, cpus,
+			(double)st->stats.bytes / 1048576.0, (unsigned long long)st->stats.wakeups,
+			(unsigned long long)st->stats.samples, (unsigned long long)st->stats.lost,
+			(double)st->stats.cpu_ns / 1e9);
 	}
 }
 

@@ -674,6 +674,20 @@ static void stream__exit_commands(struct stream *s)
 	}
 }
 
+/*
+ * The thread's CPU time, user and system, for the summary: what draining its
+ * bytes cost (bench/model-inputs.sh divides one by the other). Added as the
+ * thread exits, so a helper's runs add up as its other counters do; read by
+ * the main thread after pthread_join(), which orders it.
+ */
+static void stream__note_cpu(struct stream *s)
+{
+	struct timespec ts;
+
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		s->stats.cpu_ns += (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
 static bool stream__adapt(struct stream *s, bool woke);
 static void stream__retire(struct stream *s, u64 now, enum stream_run_end end, int err);
 static void stream__stop_helpers(struct stream *s);
@@ -794,6 +808,7 @@ static void *stream__thread(void *arg)
 	}
 	stream__finish(s, stop, retired);
 out_notify:
+	stream__note_cpu(s);
 	stream__exit_commands(s);
 	if (!helper && stop <= 0 && !(s->all_hup && s->bk_rings))
 		stream__notify(s);

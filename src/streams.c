@@ -581,11 +581,11 @@ void streams__print_adaptive(const struct streams *ss, FILE *f)
 
 			if (!h->adapt.since)
 				continue;	/* never ran (a run starts the rule's clock) */
-			fprintf(f, "[ precord: %s: %.3f MB, %llu wakeups, %llu samples, %llu lost ]\n",
-				h->name, (double)h->stats.bytes / 1048576.0,
+			fprintf(f, "[ precord: %s: %.3f MB, %llu wakeups, %llu samples, %llu lost, "
+				"%.3f s CPU ]\n", h->name, (double)h->stats.bytes / 1048576.0,
 				(unsigned long long)h->stats.wakeups,
 				(unsigned long long)h->stats.samples,
-				(unsigned long long)h->stats.lost);
+				(unsigned long long)h->stats.lost, (double)h->stats.cpu_ns / 1e9);
 		}
 		fprintf(f, "[ precord: node %d (%s): %d streaming thread%s ran, %d at most at once, "
 			"of %d it may run ]\n", ss->layout->node[t], s->name, g->started,
@@ -608,6 +608,7 @@ static void streams__add_stats(struct stream_stats *t, const struct stream_stats
 	t->lost_records += s->lost_records;
 	t->lost += s->lost;
 	t->paused_lost += s->paused_lost;
+	t->cpu_ns += s->cpu_ns;
 	if (s->snapshots > t->snapshots)
 		t->snapshots = s->snapshots;
 	if (s->first_time && (!t->first_time || s->first_time < t->first_time))

@@ -36,6 +36,7 @@ struct stream_stats {
 	u64	snapshots;	/* overwrite snapshots read */
 	u64	first_time;	/* earliest / latest sample time seen (0: none) */
 	u64	last_time;
+	u64	cpu_ns;		/* the thread's own CPU time (user + sys), added as it exits */
 };
 
 /*

@@ -49,7 +49,7 @@ if [ "$NCPU" -gt 1 ]; then
 		{ cat "$T/high.sum"; fail "the high-rate recording failed"; }
 	grep -Eq '^\[ precord: prec-rd/[0-9]+\.[0-9]+ added at [0-9.]+ s by prec-rd/[0-9.]+ for CPUs [0-9,-]+: (the kernel lost [0-9]+ records|rings [0-9]+% full when read .*); ' "$T/high.sum" ||
 		{ cat "$T/high.sum"; fail "-F max: no helper was added, or its line does not say when and why"; }
-	grep -Eq '^\[ precord: prec-rd/[0-9]+\.[0-9]+: [0-9.]+ MB, [0-9]+ wakeups, [0-9]+ samples, [0-9]+ lost \]' "$T/high.sum" ||
+	grep -Eq '^\[ precord: prec-rd/[0-9]+\.[0-9]+: [0-9.]+ MB, [0-9]+ wakeups, [0-9]+ samples, [0-9]+ lost, [0-9]+\.[0-9]{3} s CPU \]' "$T/high.sum" ||
 		{ cat "$T/high.sum"; fail "-F max: no counters of the helper"; }
 	peak=$(sed -n 's/.*adaptive layout: [0-9]* streaming threads\? ran on [0-9]* nodes\?, \([0-9]*\) at most at once.*/\1/p' "$T/high.sum")
 	[ -n "$peak" ] && [ "$peak" -gt "$NODES" ] && [ "$peak" -le "$NCPU" ] ||

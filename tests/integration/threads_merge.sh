@@ -22,6 +22,8 @@ stats() {	# perf report --stats totals, without the markers the merge adds
 cat "$T/sum"
 [ -d "$T/dir" ] && [ -f "$T/dir/data" ] && [ -f "$T/dir/data.0" ] || fail "--no-merge did not keep the directory layout"
 [ "$(grep -c 'prec-rd/' "$T/sum")" -eq "$(nproc)" ] || fail "--threads=cpu: not one streaming thread per CPU"
+[ "$(grep -cE '^\[ precord: prec-rd/[0-9]+: .*, [0-9]+ lost, [0-9]+\.[0-9]{3} s CPU \]$' "$T/sum")" -eq "$(nproc)" ] ||
+	fail "a streaming thread's summary line does not end with its CPU time"
 perf_clean "$T/d.script" "$T/d.err" -- script -i "$T/dir"
 "$PRECORD" merge "$T/dir" -o "$T/merged.data" 2>"$T/merge.sum" || { cat "$T/merge.sum"; fail "precord merge failed"; }
 cat "$T/merge.sum"
@@ -58,6 +60,9 @@ if [ "$NODES" -le 1 ]; then
 	[ -f "$T/one.data" ] && [ ! -e "$T/one.data.staging" ] || fail "one thread: not a single file"
 	grep -q 'Merged' "$T/one.sum" && { cat "$T/one.sum"; fail "one thread: merged anyway"; }
 	[ "$(grep -c 'prec-rd/' "$T/one.sum")" -eq 1 ] || { cat "$T/one.sum"; fail "one thread: not one streaming thread"; }
+	# Several MB drained: the thread's own CPU time is not zero.
+	sed -n 's/^\[ precord: prec-rd\/0: .* \([0-9.]*\) s CPU \]$/\1/p' "$T/one.sum" |
+		awk '{ v = $1 } END { exit !(v > 0) }' || { cat "$T/one.sum"; fail "one thread: no CPU time for the streaming thread"; }
 	perf_clean "$T/one.script" "$T/one.err" -- script -F tid,time -i "$T/one.data"
 	[ "$(wc -l <"$T/one.script")" -eq "$(samples_of "$T/one.sum")" ] ||
 		fail "one thread: perf script and precord disagree on samples"
