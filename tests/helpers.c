@@ -4,6 +4,7 @@
  * (tests/helpers.h). Runs on the test's thread, but collector__emit(),
  * which any thread may call.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -41,6 +42,29 @@ char *tmpdir__path(const char *dir, const char *name, char *buf, size_t size)
 {
 	assert_true(snprintf(buf, size, "%s/%s", dir, name) < (int)size);
 	return buf;
+}
+
+void file__put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+int fds__count(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *d;
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1;
 }
 
 /* ---- bytes ---- */
@@ -150,6 +174,24 @@ void assert_cpu_map(const struct cpu_map *map, const int *cpus, int nr)
 	assert_int_equal(map->nr, nr);
 	for (i = 0; i < nr; i++)
 		assert_int_equal(map->map[i].cpu, cpus[i]);
+}
+
+void assert_cpu_list(const struct cpu_map *map, const char *want)
+{
+	char buf[4096];
+
+	assert_non_null(map);
+	cpu_map__snprintf(map, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+void test_phi_node_cpus(int node, int cpus[TEST_PHI_NODE_CPUS])
+{
+	int i, k, n = 0;
+
+	for (k = 0; k < 4; k++)
+		for (i = 17 * node; i < 17 * node + 17; i++)
+			cpus[n++] = i + 68 * k;
 }
 
 /* ---- records collected one by one ---- */

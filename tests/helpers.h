@@ -24,6 +24,10 @@ int tmpdir__make(char *path, size_t size, const char *base, const char *name);
 int tmpdir__remove(const char *path);
 /* "DIR/NAME" into buf (the test fails when it does not fit); returns buf. */
 char *tmpdir__path(const char *dir, const char *name, char *buf, size_t size);
+/* text into path, created or emptied; the test fails when it is not all there. */
+void file__put_text(const char *path, const char *text);
+/* The descriptors this process has open (the one the count reads not counted). */
+int fds__count(void);
 
 /* ---- bytes: records and files built by hand ---- */
 
@@ -61,6 +65,18 @@ void test_evlist__init(struct evlist *evlist, struct evsel **entries, struct evs
 
 /* map holds exactly cpus[0..nr), in order. */
 void assert_cpu_map(const struct cpu_map *map, const int *cpus, int nr);
+/* map, formatted as a CPU list ("0-3,8"), is want. */
+void assert_cpu_list(const struct cpu_map *map, const char *want);
+
+/*
+ * A Xeon Phi 7250 as hwloc synthesizes it: one package, 4 NUMA nodes of
+ * 17 cores of 4 threads; CPU c + 68k is the k-th thread of core c.
+ */
+#define TEST_PHI_DESC	"pack:1 numa:4(memory=16GiB) core:17 pu:4(indexes=4*68:1*4)"
+#define TEST_PHI_CPUS	272
+#define TEST_PHI_NODE_CPUS 68
+/* The CPUs of TEST_PHI_DESC's node `node` (cores 17n .. 17n + 16 and their siblings), ascending. */
+void test_phi_node_cpus(int node, int cpus[TEST_PHI_NODE_CPUS]);
 
 /* ---- records collected one by one ---- */
 

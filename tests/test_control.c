@@ -24,19 +24,6 @@
 
 /* --- helpers -------------------------------------------------------------- */
 
-static int nr_open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static void put(int fd, const char *s, size_t len)
 {
 	assert_int_equal(write(fd, s, len), (ssize_t)len);
@@ -131,12 +118,12 @@ static void test_bad_syntax(void **state)
 		"fd:3,-4", "fifo:", "fifo:,ack", "fifo", "fd",
 	};
 	size_t i;
-	int before = nr_open_fds();
+	int before = fds__count();
 
 	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
 		expect_bad_spec(specs[i], -EINVAL,
 				"expected fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]");
-	assert_int_equal(nr_open_fds(), before);
+	assert_int_equal(fds__count(), before);
 }
 
 static void test_fd_spec(void **state)
@@ -184,7 +171,7 @@ static void test_fifo_spec_errors(void **state)
 	int before, fd;
 
 	fifo_dir__make(&d);
-	before = nr_open_fds();
+	before = fds__count();
 	snprintf(spec, sizeof(spec), "fifo:%s/nonexistent", d.dir);
 	expect_bad_spec(spec, -ENOENT, "mkfifo");
 	/* A good ctl and a missing ack: the ctl fd is not left open. */
@@ -198,7 +185,7 @@ static void test_fifo_spec_errors(void **state)
 	expect_bad_spec(spec, -EINVAL, "is not a FIFO");
 	snprintf(spec, sizeof(spec), "fifo:%s,%s", d.ctl, file);
 	expect_bad_spec(spec, -EINVAL, "is not a FIFO");
-	assert_int_equal(nr_open_fds(), before);
+	assert_int_equal(fds__count(), before);
 	unlink(file);
 	fifo_dir__remove(&d);
 }
@@ -215,7 +202,7 @@ static void test_fifo_pair(void **state)
 	int w, r, before;
 
 	fifo_dir__make(&d);
-	before = nr_open_fds();
+	before = fds__count();
 	snprintf(spec, sizeof(spec), "fifo:%s,%s", d.ctl, d.ack);
 	assert_int_equal(control__open(&ctl, spec, err, sizeof(err)), 0);
 	assert_true(ctl.owns_fds);
@@ -261,7 +248,7 @@ static void test_fifo_pair(void **state)
 	close(r);
 	control__close(&ctl);
 	assert_int_equal(ctl.ctl_fd, -1);
-	assert_int_equal(nr_open_fds(), before);
+	assert_int_equal(fds__count(), before);
 	control__close(&ctl);
 	control__close(NULL);
 	fifo_dir__remove(&d);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "precord/cpumap.h"
+#include "helpers.h"
 
 /* A machine with CPUs 0-3, 6 and 8-9 available (4, 5 and 7 offline). */
 static struct cpu_map *synthetic_avail(void)
@@ -30,15 +31,6 @@ static struct cpu_map *synthetic_avail(void)
 	return map;
 }
 
-static void assert_map(const struct cpu_map *map, const char *want)
-{
-	char buf[256];
-
-	assert_non_null(map);
-	cpu_map__snprintf(map, buf, sizeof(buf));
-	assert_string_equal(buf, want);
-}
-
 /* Parse against the synthetic set and expect the result formatted as want. */
 static void expect_parse(const char *list, const char *want)
 {
@@ -48,7 +40,7 @@ static void expect_parse(const char *list, const char *want)
 	err = cpu_map__parse_within(list, avail, &map, &bad);
 	if (err)
 		fail_msg("'%s': error %d, want '%s'", list, err, want);
-	assert_map(map, want);
+	assert_cpu_list(map, want);
 	assert_int_equal(bad, -2);	/* untouched on success */
 	cpu_map__put(map);
 	cpu_map__put(avail);
@@ -166,15 +158,6 @@ static void test_online(void **state)
 	cpu_map__put(online);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_read_file(void **state)
 {
 	char path[] = "/tmp/test_cpumap.XXXXXX";
@@ -184,22 +167,22 @@ static void test_read_file(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 
-	write_file(path, "0-3,6\n");
+	file__put_text(path, "0-3,6\n");
 	map = cpu_map__read(path);
-	assert_map(map, "0-3,6");
+	assert_cpu_list(map, "0-3,6");
 	assert_int_equal(map->nr, 5);
 	cpu_map__put(map);
 
-	write_file(path, "0-63\n");
+	file__put_text(path, "0-63\n");
 	map = cpu_map__read(path);
 	assert_non_null(map);
 	assert_int_equal(map->nr, 64);
 	assert_int_equal(map->map[63].cpu, 63);
 	cpu_map__put(map);
 
-	write_file(path, "garbage\n");
+	file__put_text(path, "garbage\n");
 	assert_null(cpu_map__read(path));
-	write_file(path, "");
+	file__put_text(path, "");
 	assert_null(cpu_map__read(path));
 	unlink(path);
 	assert_null(cpu_map__read(path));
@@ -211,7 +194,7 @@ static void test_new_from(void **state)
 	struct cpu_map *map = cpu_map__new_from(cpus, 5), *empty;
 	char buf[16];
 
-	assert_map(map, "1-3,7");
+	assert_cpu_list(map, "1-3,7");
 	assert_int_equal(map->nr, 4);
 	cpu_map__put(map);
 
@@ -235,7 +218,7 @@ static void test_any(void **state)
 	assert_true(cpu_map__is_any(any));
 	assert_false(cpu_map__is_any(other));
 	assert_int_equal(cpu_map__idx(any, (struct cpu){ -1 }), 0);
-	assert_map(any, "-1");
+	assert_cpu_list(any, "-1");
 	cpu_map__put(other);
 	cpu_map__put(any);
 }
@@ -307,21 +290,21 @@ static void test_intersect(void **state)
 	struct cpu_map *c = cpu_map__new_from(c_cpus, 1), *any = cpu_map__new_any(), *r;
 
 	r = cpu_map__intersect(a, b);
-	assert_map(r, "2-3");
+	assert_cpu_list(r, "2-3");
 	cpu_map__put(r);
 	r = cpu_map__intersect(b, a);
-	assert_map(r, "2-3");
+	assert_cpu_list(r, "2-3");
 	cpu_map__put(r);
 	r = cpu_map__intersect(a, c);
 	assert_non_null(r);
 	assert_int_equal(r->nr, 0);
 	cpu_map__put(r);
 	r = cpu_map__intersect(any, b);
-	assert_map(r, "2-5");
+	assert_cpu_list(r, "2-5");
 	assert_true(r != b);
 	cpu_map__put(r);
 	r = cpu_map__intersect(a, any);
-	assert_map(r, "0-3");
+	assert_cpu_list(r, "0-3");
 	cpu_map__put(r);
 	assert_null(cpu_map__intersect(NULL, a));
 
@@ -338,10 +321,10 @@ static void test_subtract(void **state)
 	struct cpu_map *any = cpu_map__new_any(), *r;
 
 	r = cpu_map__subtract(a, b);
-	assert_map(r, "0,2,6");
+	assert_cpu_list(r, "0,2,6");
 	cpu_map__put(r);
 	r = cpu_map__subtract(b, a);
-	assert_map(r, "4,9");
+	assert_cpu_list(r, "4,9");
 	cpu_map__put(r);
 	r = cpu_map__subtract(a, a);
 	assert_non_null(r);

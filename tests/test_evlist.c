@@ -42,6 +42,7 @@
 #include "wq.h"
 #include "precord/evlist.h"
 #include "precord/tracefs.h"
+#include "helpers.h"
 
 #define RING_PAGES	8
 
@@ -83,20 +84,6 @@ static int group_teardown(void **state)
 	wq_pool__delete(fx->pool);
 	free(fx);
 	return 0;
-}
-
-static int count_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *d;
-	int n = 0;
-
-	assert_non_null(dir);
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n - 1;
 }
 
 static pid_t gettid_(void)
@@ -306,7 +293,7 @@ static void test_open_serial_equals_parallel(void **state)
 	struct cpu_map *cpus = online();
 	struct thread_map *threads = thread_map__new_dummy();
 	struct evlist *serial, *parallel;
-	int before = count_fds(), i, s;
+	int before = fds__count(), i, s;
 
 	serial = comm_evlist(3, cpus, threads, NULL);
 	parallel = comm_evlist(3, cpus, threads, fx->wq);
@@ -325,7 +312,7 @@ static void test_open_serial_equals_parallel(void **state)
 	evlist__close(parallel);
 	evlist__close(serial);
 	assert_int_equal(evlist__nr_fds(parallel), 0);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	evlist__delete(serial);
 	evlist__delete(parallel);
 	cpu_map__put(cpus);
@@ -447,7 +434,7 @@ static void check_tracepoints_on_caller(struct wq *wq)
 	struct open_log *log = calloc(1, sizeof(*log));
 	struct evsel *tp1 = tracepoint_evsel("sched_switch", 1001);
 	struct evsel *tp2 = tracepoint_evsel("sched_wakeup", 1002);
-	int before = count_fds(), i, n, c = 0;
+	int before = fds__count(), i, n, c = 0;
 
 	assert_non_null(log);
 	if (!tp1 || !tp2) {
@@ -477,7 +464,7 @@ static void check_tracepoints_on_caller(struct wq *wq)
 	}
 	evlist__close(evlist);
 	assert_int_equal(evlist__nr_fds(evlist), 0);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	evlist__delete(evlist);
 	free(log);
 	cpu_map__put(cpus);
@@ -562,7 +549,7 @@ static void check_injected_failure(struct wq *wq)
 	struct inject inj = { .cpu = cpus->map[cpus->nr - 1].cpu, .config = 1002, .err = -EBUSY };
 	struct evlist_open_error oerr;
 	char msg[256], want[64];
-	int before = count_fds(), i, err;
+	int before = fds__count(), i, err;
 
 	for (i = 0; i < 3; i++) {
 		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
@@ -582,7 +569,7 @@ static void check_injected_failure(struct wq *wq)
 	assert_int_equal(oerr.fallbacks, 0);
 	assert_true(atomic_load(&inj.calls) >= 3);
 	/* Nothing left open, so nothing left enabled. */
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	assert_int_equal(evlist__nr_fds(evlist), 0);
 	for (i = 0; i < 3; i++)
 		assert_null(evlist->entries[i]->fds);
@@ -594,7 +581,7 @@ static void check_injected_failure(struct wq *wq)
 	open_or_skip(evlist, NULL);
 	check_slots(evlist);
 	evlist__delete(evlist);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	cpu_map__put(cpus);
 	thread_map__put(threads);
 }
@@ -613,7 +600,7 @@ static void check_first_failure_reported(struct wq *wq)
 		.cpu2 = cpus->map[0].cpu, .config2 = 1002,
 	};
 	struct evlist_open_error oerr;
-	int before = count_fds(), i;
+	int before = fds__count(), i;
 
 	for (i = 0; i < 3; i++)
 		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
@@ -622,7 +609,7 @@ static void check_first_failure_reported(struct wq *wq)
 	assert_int_equal(evlist__open_wq(evlist, wq, &oerr), -EBUSY);
 	assert_ptr_equal(oerr.evsel, evlist->entries[1]);
 	assert_int_equal(oerr.cpu.cpu, inj.cpu);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	evlist__delete(evlist);
 	cpu_map__put(cpus);
 	thread_map__put(threads);
@@ -645,7 +632,7 @@ static void test_first_failure_across_passes(void **state)
 		.cpu2 = cpus->map[0].cpu, .config2 = 1002,
 	};
 	struct evlist_open_error oerr;
-	int before = count_fds();
+	int before = fds__count();
 
 	if (!tp) {
 		evlist__delete(evlist);
@@ -660,7 +647,7 @@ static void test_first_failure_across_passes(void **state)
 	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -EBUSY);
 	assert_ptr_equal(oerr.evsel, tp);
 	assert_int_equal(oerr.cpu.cpu, inj.cpu);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	evlist__delete(evlist);
 	cpu_map__put(cpus);
 	thread_map__put(threads);
@@ -980,11 +967,11 @@ static void test_emfile_raises_nofile(void **state)
 
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
 	low = saved;
-	low.rlim_cur = (rlim_t)count_fds() + 8;
+	low.rlim_cur = (rlim_t)fds__count() + 8;
 	if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < low.rlim_cur + 24 * (rlim_t)cpus->nr + 64)
 		skip();
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
-	need = 24UL * (unsigned long)cpus->nr + (unsigned long)count_fds() + 64;
+	need = 24UL * (unsigned long)cpus->nr + (unsigned long)fds__count() + 64;
 	open_or_skip(evlist, &oerr);
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
 	assert_true(oerr.fallbacks & EVLIST_FALLBACK_NOFILE);
@@ -1024,17 +1011,17 @@ static void test_emfile_at_the_hard_limit(void **state)
 	int before, err;
 
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
-	if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < (rlim_t)count_fds() + 64)
+	if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < (rlim_t)fds__count() + 64)
 		skip();
 	/* Run it in a child: lowering the hard limit cannot be undone without privileges. */
 	if (fork() == 0) {
 		drop_sys_resource();
-		low.rlim_cur = low.rlim_max = (rlim_t)count_fds() + 8;
+		low.rlim_cur = low.rlim_max = (rlim_t)fds__count() + 8;
 		setrlimit(RLIMIT_NOFILE, &low);
-		before = count_fds();
+		before = fds__count();
 		err = evlist__open_wq(evlist, NULL, &oerr);
 		evlist__open_strerror(&oerr, msg, sizeof(msg));
-		_exit(err == -EMFILE && count_fds() == before && !evlist__nr_fds(evlist) &&
+		_exit(err == -EMFILE && fds__count() == before && !evlist__nr_fds(evlist) &&
 		      strstr(msg, "ulimit -n") && !(oerr.fallbacks & EVLIST_FALLBACK_NOFILE) ? 0 : 1);
 	}
 	{
@@ -1215,7 +1202,7 @@ static void check_per_thread(struct wq *wq)
 	struct cpu_map *any = cpu_map__new_any();
 	struct evlist *evlist;
 	char name[16];
-	int before = count_fds(), t;
+	int before = fds__count(), t;
 
 	assert_non_null(threads);
 	evlist = comm_evlist(2, any, threads, wq);
@@ -1248,7 +1235,7 @@ static void check_per_thread(struct wq *wq)
 	assert_int_equal(evlist__disable(evlist), 0);
 	evlist__munmap(evlist);
 	evlist__close(evlist);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	evlist__delete(evlist);
 	sleepers__stop(&sl);
 	cpu_map__put(any);
@@ -1279,7 +1266,7 @@ static void check_skip_failed_cpu(struct wq *wq, struct thread_map *threads)
 	struct inject inj = { .cpu = last, .config = 1001, .err = -ENODEV };
 	struct evlist_open_error oerr;
 	char msg[256], want[64];
-	int before = count_fds(), i;
+	int before = fds__count(), i;
 
 	if (cpus->nr < 2) {
 		evlist__delete(evlist);
@@ -1309,7 +1296,7 @@ static void check_skip_failed_cpu(struct wq *wq, struct thread_map *threads)
 	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
 	assert_int_equal(evlist->nr_rings, cpus->nr - 1);
 	evlist__delete(evlist);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	cpu_map__put(cpus);
 }
 
@@ -1356,7 +1343,7 @@ static void test_skip_failed_cpus_not_all(void **state)
 	struct inject inj = { .cpu = -1, .config = 1001, .err = -ENODEV };
 	struct evlist_open_error oerr;
 	struct evlist *evlist;
-	int before = count_fds(), i;
+	int before = fds__count(), i;
 
 	evlist = comm_evlist(3, cpus, threads, fx->wq);
 	for (i = 0; i < 3; i++)
@@ -1397,7 +1384,7 @@ static void test_skip_failed_cpus_not_all(void **state)
 		assert_int_equal(oerr.nr_skipped, 0);
 		evlist__delete(evlist);
 	}
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	cpu_map__put(cpus);
 	thread_map__put(threads);
 }
@@ -1411,7 +1398,7 @@ static void test_task_events_on_cpus(void **state)
 	struct cpu_map *cpus = online();
 	struct evlist *evlist;
 	char name[16];
-	int before = count_fds(), t, c;
+	int before = fds__count(), t, c;
 
 	assert_non_null(threads);
 	evlist = comm_evlist(2, cpus, threads, fx->wq);
@@ -1428,7 +1415,7 @@ static void test_task_events_on_cpus(void **state)
 		}
 	}
 	evlist__delete(evlist);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	sleepers__stop(&sl);
 	cpu_map__put(cpus);
 	thread_map__put(threads);
@@ -1447,7 +1434,7 @@ static void test_missing_thread_left_out(void **state)
 	struct evlist_open_error oerr;
 	struct evlist *evlist;
 	pid_t tids[NR_SLEEPERS + 1], dead;
-	int i, before = count_fds();
+	int i, before = fds__count();
 
 	assert_non_null(live);
 	dead = fork();
@@ -1469,7 +1456,7 @@ static void test_missing_thread_left_out(void **state)
 	assert_int_equal(thread_map__idx(evlist->threads, dead), -1);
 	check_slots(evlist);
 	evlist__delete(evlist);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 
 	/* Alone, a missing thread is an error, not an empty recording. */
 	thread_map__put(threads);
@@ -1477,7 +1464,7 @@ static void test_missing_thread_left_out(void **state)
 	evlist = comm_evlist(1, cpus, threads, fx->wq);
 	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -ESRCH);
 	evlist__delete(evlist);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 
 	sleepers__stop(&sl);
 	cpu_map__put(cpus);
@@ -1556,7 +1543,7 @@ static void test_evsel_open_serial_api(void **state)
 	struct cpu_map *cpus = online();
 	struct thread_map *threads = thread_map__new_dummy();
 	struct evsel *evsel = comm_evsel(true);
-	int before = count_fds(), cpu = -2, i, err;
+	int before = fds__count(), cpu = -2, i, err;
 	pid_t tid = -2;
 	u64 id;
 
@@ -1576,9 +1563,9 @@ static void test_evsel_open_serial_api(void **state)
 	assert_int_equal(evsel__disable(evsel), 0);
 	/* Opening again does not leak the first descriptors. */
 	assert_int_equal(evsel__open(evsel, cpus, threads, NULL, NULL), 0);
-	assert_int_equal(count_fds(), before + cpus->nr);
+	assert_int_equal(fds__count(), before + cpus->nr);
 	evsel__close(evsel);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	/* A failure closes what was opened and says where. */
 	evsel->attr.type = 0x7fff;	/* no such PMU */
 	err = evsel__open(evsel, cpus, threads, &cpu, &tid);
@@ -1586,7 +1573,7 @@ static void test_evsel_open_serial_api(void **state)
 	assert_int_equal(cpu, cpus->map[0].cpu);
 	assert_int_equal(tid, -1);
 	assert_null(evsel->fds);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(fds__count(), before);
 	evsel__delete(evsel);
 	cpu_map__put(cpus);
 	thread_map__put(threads);

@@ -18,11 +18,6 @@
 #include "precord/stream-layout.h"
 #include "helpers.h"
 
-/* Xeon Phi 7250-like in SNC-4: 4 nodes of 17 cores of 4 threads; the
- * threads of core c are CPUs c, c+68, c+136 and c+204. */
-#define PHI_DESC	"pack:1 numa:4(memory=16GiB) core:17 pu:4(indexes=4*68:1*4)"
-#define PHI_CPUS	272
-
 /* A CPU list as a map, parsed against 0..4095 so it never depends on the host. */
 static struct cpu_map *cpus_of(const char *list)
 {
@@ -38,15 +33,6 @@ static struct cpu_map *cpus_of(const char *list)
 	assert_int_equal(cpu_map__parse_within(list, all, &map, NULL), 0);
 	cpu_map__put(all);
 	return map;
-}
-
-static void assert_map_is(const struct cpu_map *map, const char *list)
-{
-	char buf[4096];
-
-	assert_non_null(map);
-	cpu_map__snprintf(map, buf, sizeof(buf));
-	assert_string_equal(buf, list);
 }
 
 /* Build spec on topo for the CPUs in list; must succeed. */
@@ -116,7 +102,7 @@ static void assert_thread_of_consistent(const struct stream_layout *layout, int 
 
 static int phi_setup(void **state)
 {
-	*state = topology__new_synthetic(PHI_DESC);
+	*state = topology__new_synthetic(TEST_PHI_DESC);
 	return *state ? 0 : -1;
 }
 
@@ -131,24 +117,21 @@ static int topo_teardown(void **state)
 static void test_phi_numa(void **state)
 {
 	struct stream_layout *layout = layout_of("numa", *state, "0-271");
-	int node, i, k, n, cpu;
+	int node, cpu;
 
 	assert_int_equal(layout->nr, 4);
 	for (node = 0; node < 4; node++) {
 		int cpus[68];
 
-		n = 0;
-		for (k = 0; k < 4; k++)
-			for (i = 17 * node; i < 17 * node + 17; i++)
-				cpus[n++] = i + 68 * k;
+		test_phi_node_cpus(node, cpus);
 		assert_cpu_map(layout->maps[node], cpus, 68);
 		assert_int_equal(layout->node[node], node);
 	}
-	assert_map_is(layout->maps[1], "17-33,85-101,153-169,221-237");
+	assert_cpu_list(layout->maps[1], "17-33,85-101,153-169,221-237");
 	assert_affinity_is_maps(layout);
-	for (cpu = 0; cpu < PHI_CPUS; cpu++)
+	for (cpu = 0; cpu < TEST_PHI_CPUS; cpu++)
 		assert_int_equal(layout__thread_of(layout, (struct cpu){ cpu }), (cpu % 68) / 17);
-	assert_thread_of_consistent(layout, PHI_CPUS);
+	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 }
 
@@ -165,9 +148,9 @@ static void test_phi_core(void **state)
 		assert_int_equal(layout->node[c], c / 17);
 	}
 	assert_affinity_is_maps(layout);
-	for (cpu = 0; cpu < PHI_CPUS; cpu++)
+	for (cpu = 0; cpu < TEST_PHI_CPUS; cpu++)
 		assert_int_equal(layout__thread_of(layout, (struct cpu){ cpu }), cpu % 68);
-	assert_thread_of_consistent(layout, PHI_CPUS);
+	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 }
 
@@ -176,8 +159,8 @@ static void test_phi_cpu(void **state)
 	struct stream_layout *layout = layout_of("cpu", *state, "0-271");
 	int cpu;
 
-	assert_int_equal(layout->nr, PHI_CPUS);
-	for (cpu = 0; cpu < PHI_CPUS; cpu++) {
+	assert_int_equal(layout->nr, TEST_PHI_CPUS);
+	for (cpu = 0; cpu < TEST_PHI_CPUS; cpu++) {
 		assert_cpu_map(layout->maps[cpu], &cpu, 1);
 		assert_int_equal(layout->node[cpu], (cpu % 68) / 17);
 		assert_int_equal(layout__thread_of(layout, (struct cpu){ cpu }), cpu);
@@ -191,10 +174,10 @@ static void test_phi_package(void **state)
 	struct stream_layout *layout = layout_of("package", *state, "0-271");
 
 	assert_int_equal(layout->nr, 1);
-	assert_map_is(layout->maps[0], "0-271");
-	assert_map_is(layout->affinity[0], "0-271");
+	assert_cpu_list(layout->maps[0], "0-271");
+	assert_cpu_list(layout->affinity[0], "0-271");
 	assert_int_equal(layout->node[0], -1);		/* spans the 4 nodes */
-	assert_thread_of_consistent(layout, PHI_CPUS);
+	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 }
 
@@ -285,44 +268,44 @@ static void test_phi_intersect(void **state)
 	/* CPU 100 is core 32, node 1; nodes 2 and 3 hold nothing recorded. */
 	layout = layout_of("numa", *state, "0-3,100");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "0-3");
-	assert_map_is(layout->maps[1], "100");
+	assert_cpu_list(layout->maps[0], "0-3");
+	assert_cpu_list(layout->maps[1], "100");
 	assert_affinity_is_maps(layout);
 	assert_int_equal(layout->node[0], 0);
 	assert_int_equal(layout->node[1], 1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 100 }), 1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 4 }), -1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 68 }), -1);
-	assert_thread_of_consistent(layout, PHI_CPUS);
+	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 
 	layout = layout_of("core", *state, "0-3,100");
 	assert_int_equal(layout->nr, 5);
-	assert_map_is(layout->maps[0], "0");
-	assert_map_is(layout->maps[3], "3");
-	assert_map_is(layout->maps[4], "100");
+	assert_cpu_list(layout->maps[0], "0");
+	assert_cpu_list(layout->maps[3], "3");
+	assert_cpu_list(layout->maps[4], "100");
 	assert_int_equal(layout->node[4], 1);
-	assert_thread_of_consistent(layout, PHI_CPUS);
+	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 
 	/* Two threads of one core: one group. */
 	layout = layout_of("core", *state, "5,73,200");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "5,73");
-	assert_map_is(layout->maps[1], "200");	/* core 64 */
+	assert_cpu_list(layout->maps[0], "5,73");
+	assert_cpu_list(layout->maps[1], "200");	/* core 64 */
 	assert_int_equal(layout->node[1], 3);
 	layout__delete(layout);
 
 	layout = layout_of("cpu", *state, "0-3,100");
 	assert_int_equal(layout->nr, 5);
-	assert_map_is(layout->maps[4], "100");
+	assert_cpu_list(layout->maps[4], "100");
 	assert_int_equal(layout->node[4], 1);
-	assert_thread_of_consistent(layout, PHI_CPUS);
+	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 
 	layout = layout_of("package", *state, "0-3,100");
 	assert_int_equal(layout->nr, 1);
-	assert_map_is(layout->maps[0], "0-3,100");
+	assert_cpu_list(layout->maps[0], "0-3,100");
 	assert_int_equal(layout->node[0], -1);
 	layout__delete(layout);
 
@@ -340,8 +323,8 @@ static void test_two_sockets(void **state)
 	assert_non_null(topo);
 	layout = layout_of("package", topo, "0-127");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "0-63");
-	assert_map_is(layout->maps[1], "64-127");
+	assert_cpu_list(layout->maps[0], "0-63");
+	assert_cpu_list(layout->maps[1], "64-127");
 	assert_affinity_is_maps(layout);
 	assert_int_equal(layout->node[0], 0);	/* one NUMA node for the machine */
 	assert_int_equal(layout->node[1], 0);
@@ -350,19 +333,19 @@ static void test_two_sockets(void **state)
 
 	layout = layout_of("socket", topo, "60-70");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "60-63");
-	assert_map_is(layout->maps[1], "64-70");
+	assert_cpu_list(layout->maps[0], "60-63");
+	assert_cpu_list(layout->maps[1], "64-70");
 	layout__delete(layout);
 
 	layout = layout_of("package", topo, "100");
 	assert_int_equal(layout->nr, 1);
-	assert_map_is(layout->maps[0], "100");
+	assert_cpu_list(layout->maps[0], "100");
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 100 }), 0);
 	layout__delete(layout);
 
 	layout = layout_of("numa", topo, "0-127");
 	assert_int_equal(layout->nr, 1);
-	assert_map_is(layout->maps[0], "0-127");
+	assert_cpu_list(layout->maps[0], "0-127");
 	layout__delete(layout);
 	topology__delete(topo);
 }
@@ -376,8 +359,8 @@ static void test_node_os_index(void **state)
 	assert_non_null(topo);
 	layout = layout_of("numa", topo, "0-3");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "0-1");
-	assert_map_is(layout->maps[1], "2-3");
+	assert_cpu_list(layout->maps[0], "0-1");
+	assert_cpu_list(layout->maps[1], "2-3");
 	assert_int_equal(layout->node[0], 5);
 	assert_int_equal(layout->node[1], 3);
 	layout__delete(layout);
@@ -415,16 +398,16 @@ static void test_fit_allowed(void **state)
 	allowed = cpus_of("3,6");
 	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 2);
 	cpu_map__put(allowed);
-	assert_map_is(layout->affinity[0], "3");
+	assert_cpu_list(layout->affinity[0], "3");
 	assert_true(layout->moved[0]);
-	assert_map_is(layout->affinity[1], "3");
+	assert_cpu_list(layout->affinity[1], "3");
 	assert_false(layout->moved[1]);
-	assert_map_is(layout->affinity[2], "6");
+	assert_cpu_list(layout->affinity[2], "6");
 	assert_true(layout->moved[2]);
-	assert_map_is(layout->affinity[3], "6");
+	assert_cpu_list(layout->affinity[3], "6");
 	assert_false(layout->moved[3]);
-	assert_map_is(layout->maps[0], "0-1");
-	assert_map_is(layout->maps[2], "4-5");
+	assert_cpu_list(layout->maps[0], "0-1");
+	assert_cpu_list(layout->maps[2], "4-5");
 	layout__delete(layout);
 
 	/* one CPU allowed, in the other package: every thread there */
@@ -432,8 +415,8 @@ static void test_fit_allowed(void **state)
 	allowed = cpus_of("5");
 	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 7);
 	cpu_map__put(allowed);
-	assert_map_is(layout->affinity[0], "5");
-	assert_map_is(layout->affinity[5], "5");
+	assert_cpu_list(layout->affinity[0], "5");
+	assert_cpu_list(layout->affinity[5], "5");
 	assert_false(layout->moved[5]);
 	layout__delete(layout);
 
@@ -442,9 +425,9 @@ static void test_fit_allowed(void **state)
 	allowed = cpus_of("1-2,4-7");
 	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 0);
 	cpu_map__put(allowed);
-	assert_map_is(layout->affinity[0], "1");
-	assert_map_is(layout->affinity[1], "2");
-	assert_map_is(layout->affinity[2], "4-5");
+	assert_cpu_list(layout->affinity[0], "1");
+	assert_cpu_list(layout->affinity[1], "2");
+	assert_cpu_list(layout->affinity[2], "4-5");
 	layout__delete(layout);
 	topology__delete(topo);
 }
@@ -464,10 +447,10 @@ static void test_user_masks(void **state)
 	/* perf's documented example. */
 	layout = layout_of("0,2-4/2-4:1,5-7/5-7", *state, "0-7");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "0,2-4");
-	assert_map_is(layout->affinity[0], "2-4");
-	assert_map_is(layout->maps[1], "1,5-7");
-	assert_map_is(layout->affinity[1], "5-7");
+	assert_cpu_list(layout->maps[0], "0,2-4");
+	assert_cpu_list(layout->affinity[0], "2-4");
+	assert_cpu_list(layout->maps[1], "1,5-7");
+	assert_cpu_list(layout->affinity[1], "5-7");
 	assert_int_equal(layout->node[0], -1);	/* 0 is node 0, 4 is node 1 */
 	assert_int_equal(layout->node[1], -1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 4 }), 0);
@@ -484,10 +467,10 @@ static void test_user_masks(void **state)
 	/* CPUs not recorded are dropped while something is left. */
 	layout = layout_of("0-1,6/0,7:7,2/2-3", *state, "0-5");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "0-1");
-	assert_map_is(layout->affinity[0], "0");
-	assert_map_is(layout->maps[1], "2");
-	assert_map_is(layout->affinity[1], "2-3");
+	assert_cpu_list(layout->maps[0], "0-1");
+	assert_cpu_list(layout->affinity[0], "0");
+	assert_cpu_list(layout->maps[1], "2");
+	assert_cpu_list(layout->affinity[1], "2-3");
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 6 }), -1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 3 }), -1);
 	layout__delete(layout);
@@ -495,14 +478,14 @@ static void test_user_masks(void **state)
 	/* Empty elements are skipped, as perf's strtok does. */
 	layout = layout_of(":0/0::1/1:", *state, "0-7");
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[1], "1");
+	assert_cpu_list(layout->maps[1], "1");
 	layout__delete(layout);
 
 	/* Maps may leave recorded CPUs to nobody; affinity may differ from maps. */
 	layout = layout_of("3/0", *state, "0-7");
 	assert_int_equal(layout->nr, 1);
-	assert_map_is(layout->maps[0], "3");
-	assert_map_is(layout->affinity[0], "0");
+	assert_cpu_list(layout->maps[0], "3");
+	assert_cpu_list(layout->affinity[0], "0");
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 0 }), -1);
 	layout__delete(layout);
 }
@@ -563,15 +546,15 @@ static void test_offline_cpus(void **state)
 	assert_int_equal(topology__take_offline(topo, off), 0);
 	online = topology__cpus(topo);
 	present = topology__present_cpus(topo);
-	assert_map_is(online, "0-2,4-5");
-	assert_map_is(present, "0-7");
+	assert_cpu_list(online, "0-2,4-5");
+	assert_cpu_list(present, "0-7");
 	assert_int_equal(topology__nr_groups(topo, TOPO_NUMA), 4);
 
 	layout = layout_of("numa", topo, "0-2,4-5");
 	assert_int_equal(layout->nr, 3);
-	assert_map_is(layout->maps[0], "0-1");
-	assert_map_is(layout->maps[1], "2");
-	assert_map_is(layout->maps[2], "4-5");
+	assert_cpu_list(layout->maps[0], "0-1");
+	assert_cpu_list(layout->maps[1], "2");
+	assert_cpu_list(layout->maps[2], "4-5");
 	layout__delete(layout);
 
 	assert_layout_error("3/3:0-2/0-2", topo, "0-2,4-5",
@@ -588,7 +571,7 @@ static void test_offline_cpus(void **state)
 		"fix the --threads masks");
 	/* online, not recorded (-C 0-2): dropped from the mask */
 	layout = layout_of("0-2,4/0-2:5/5", topo, "0-2,5");
-	assert_map_is(layout->maps[0], "0-2");
+	assert_cpu_list(layout->maps[0], "0-2");
 	layout__delete(layout);
 
 	/* not every CPU may go */
@@ -607,8 +590,8 @@ static void test_user_overlap_unrecorded(void **state)
 	struct stream_layout *layout = layout_of("0,5/0:1,5/1", *state, "0-3");
 
 	assert_int_equal(layout->nr, 2);
-	assert_map_is(layout->maps[0], "0");
-	assert_map_is(layout->maps[1], "1");
+	assert_cpu_list(layout->maps[0], "0");
+	assert_cpu_list(layout->maps[1], "1");
 	layout__delete(layout);
 }
 

@@ -155,15 +155,6 @@ static int max_threads(void)
 static char tmpdir[64];
 static char fake_proc[128];
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 static void make_dir(const char *fmt, ...)
 {
 	char path[PATH_MAX];
@@ -186,7 +177,7 @@ static void fake_task(pid_t pid, pid_t tid, const char *name, pid_t ppid, bool k
 		 "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\n%sThreads:\t1\n",
 		 name, pid, tid, ppid, kernel ? "" : "VmPeak:\t  1000 kB\n");
 	snprintf(path, sizeof(path), "%s/%d/task/%d/status", fake_proc, pid, tid);
-	write_file(path, text);
+	file__put_text(path, text);
 }
 
 /* A leader's maps: two executable mappings, one data mapping, anon, a vdso. */
@@ -202,7 +193,7 @@ static void fake_maps(pid_t pid)
 		 "7fff00000000-7fff00002000 r-xp 00000000 00:00 0 [vdso]\n",
 		 1000 + pid, pid, 1000 + pid, pid);
 	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", fake_proc, pid, pid);
-	write_file(path, text);
+	file__put_text(path, text);
 }
 
 static void fake_process(pid_t pid, int nr_tasks, bool kernel)

@@ -17,11 +17,6 @@
 #include "precord/topology.h"
 #include "helpers.h"
 
-/* Xeon Phi 7250-like: 68 cores x 4 threads in SNC-4 (4 NUMA nodes of 17 cores),
- * numbered like the kernel does there: the threads of core c are c, c+68,
- * c+136 and c+204. */
-#define PHI_DESC	"pack:1 numa:4(memory=16GiB) core:17 pu:4(indexes=4*68:1*4)"
-
 /* Check map holds exactly the CPUs [from, to) with the given stride. */
 static void assert_map_range(const struct cpu_map *map, int from, int to, int stride)
 {
@@ -88,9 +83,9 @@ static void test_two_packages(void **state)
 
 static void test_xeon_phi_272(void **state)
 {
-	struct topology *topo = topology__new_synthetic(PHI_DESC);
+	struct topology *topo = topology__new_synthetic(TEST_PHI_DESC);
 	struct cpu_map *map;
-	int node, i, k, n;
+	int node, i, k;
 
 	(void)state;
 	assert_non_null(topo);
@@ -117,10 +112,7 @@ static void test_xeon_phi_272(void **state)
 	for (node = 0; node < 4; node++) {
 		int cpus[68];
 
-		n = 0;
-		for (k = 0; k < 4; k++)
-			for (i = 17 * node; i < 17 * node + 17; i++)
-				cpus[n++] = i + 68 * k;
+		test_phi_node_cpus(node, cpus);
 		map = topology__group_cpus(topo, TOPO_NUMA, node);
 		assert_cpu_map(map, cpus, 68);
 		cpu_map__put(map);

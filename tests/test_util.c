@@ -84,15 +84,6 @@ static void test_parse_keys_and_names(void **state)
 	assert_int_equal(parse__name_uint("memory4294967296", "memory", &n), -ERANGE);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_files(void **state)
 {
 	const char *dir = *state;
@@ -101,17 +92,17 @@ static void test_files(void **state)
 	u64 u;
 
 	tmpdir__path(dir, "sysctl", path, sizeof(path));
-	write_file(path, "  516\n");
+	file__put_text(path, "  516\n");
 	assert_int_equal(file__read_int(path, 10, &v), 0);
 	assert_int_equal(v, 516);
 	assert_int_equal(file__read_line(path, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "516");
-	write_file(path, "516 kB\n");
+	file__put_text(path, "516 kB\n");
 	assert_int_equal(file__read_int(path, 10, &v), -EINVAL);
-	write_file(path, "0x8000000\n");
+	file__put_text(path, "0x8000000\n");
 	assert_int_equal(file__read_u64(path, 16, &u), 0);
 	assert_true(u == 0x8000000);
-	write_file(path, "MemFree: 1 kB\nMemTotal: 2 kB\n");
+	file__put_text(path, "MemFree: 1 kB\nMemTotal: 2 kB\n");
 	assert_int_equal(file__find_line(path, "MemTotal", &line), 0);
 	assert_string_equal(line, "MemTotal: 2 kB\n");
 	free(line);
@@ -120,7 +111,7 @@ static void test_files(void **state)
 	assert_int_equal(file__read_int(path, 10, &v), -ENOENT);
 
 	tmpdir__path(dir, "short", path, sizeof(path));
-	write_file(path, "0123456789");
+	file__put_text(path, "0123456789");
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	assert_int_equal(pread_all(fd, buf, 4, 6, -ENOEXEC), 0);
