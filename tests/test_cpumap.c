@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "precord/cpumap.h"
+#include "precord/util.h"
 #include "helpers.h"
 
 /* A machine with CPUs 0-3, 6 and 8-9 available (4, 5 and 7 offline). */
@@ -283,60 +284,65 @@ static void test_for_each(void **state)
 	cpu_map__put(map);
 }
 
-static void test_intersect(void **state)
+/* The maps the set operations are tried on: NULL, "any", then lists. */
+static const int set_a[] = { 0, 1, 2, 3 }, set_b[] = { 2, 3, 4, 5 }, set_c[] = { 7 };
+static const int set_d[] = { 0, 1, 2, 3, 6, 7 }, set_e[] = { 1, 3, 4, 7, 9 };
+enum { SET_NULL, SET_ANY, SET_A, SET_B, SET_C, SET_D, SET_E, NR_SETS };
+
+struct set_case {
+	struct cpu_map	*(*op)(const struct cpu_map *a, const struct cpu_map *b);
+	int		a, b;
+	const char	*want;		/* NULL: refused (a NULL map); "": empty */
+	bool		fresh;		/* the result is a map of its own, not b */
+};
+
+static const struct set_case set_cases[] = {
+	{ cpu_map__intersect, SET_A, SET_B, "2-3", false },
+	{ cpu_map__intersect, SET_B, SET_A, "2-3", false },
+	{ cpu_map__intersect, SET_A, SET_C, "", false },
+	{ cpu_map__intersect, SET_ANY, SET_B, "2-5", true },
+	{ cpu_map__intersect, SET_A, SET_ANY, "0-3", false },
+	{ cpu_map__intersect, SET_NULL, SET_A, NULL, false },
+	{ cpu_map__subtract, SET_D, SET_E, "0,2,6", false },
+	{ cpu_map__subtract, SET_E, SET_D, "4,9", false },
+	{ cpu_map__subtract, SET_D, SET_D, "", false },
+	{ cpu_map__subtract, SET_D, SET_ANY, NULL, false },
+	{ cpu_map__subtract, SET_ANY, SET_D, NULL, false },
+	{ cpu_map__subtract, SET_NULL, SET_D, NULL, false },
+};
+
+static void test_set_operations(void **state)
 {
-	static const int a_cpus[] = { 0, 1, 2, 3 }, b_cpus[] = { 2, 3, 4, 5 }, c_cpus[] = { 7 };
-	struct cpu_map *a = cpu_map__new_from(a_cpus, 4), *b = cpu_map__new_from(b_cpus, 4);
-	struct cpu_map *c = cpu_map__new_from(c_cpus, 1), *any = cpu_map__new_any(), *r;
+	struct cpu_map *maps[NR_SETS] = {
+		[SET_NULL] = NULL,
+		[SET_ANY] = cpu_map__new_any(),
+		[SET_A] = cpu_map__new_from(set_a, ARRAY_SIZE(set_a)),
+		[SET_B] = cpu_map__new_from(set_b, ARRAY_SIZE(set_b)),
+		[SET_C] = cpu_map__new_from(set_c, ARRAY_SIZE(set_c)),
+		[SET_D] = cpu_map__new_from(set_d, ARRAY_SIZE(set_d)),
+		[SET_E] = cpu_map__new_from(set_e, ARRAY_SIZE(set_e)),
+	};
+	size_t i;
 
-	r = cpu_map__intersect(a, b);
-	assert_cpu_list(r, "2-3");
-	cpu_map__put(r);
-	r = cpu_map__intersect(b, a);
-	assert_cpu_list(r, "2-3");
-	cpu_map__put(r);
-	r = cpu_map__intersect(a, c);
-	assert_non_null(r);
-	assert_int_equal(r->nr, 0);
-	cpu_map__put(r);
-	r = cpu_map__intersect(any, b);
-	assert_cpu_list(r, "2-5");
-	assert_true(r != b);
-	cpu_map__put(r);
-	r = cpu_map__intersect(a, any);
-	assert_cpu_list(r, "0-3");
-	cpu_map__put(r);
-	assert_null(cpu_map__intersect(NULL, a));
+	for (i = 0; i < ARRAY_SIZE(set_cases); i++) {
+		const struct set_case *c = &set_cases[i];
+		struct cpu_map *r = c->op(maps[c->a], maps[c->b]);
 
-	cpu_map__put(any);
-	cpu_map__put(c);
-	cpu_map__put(b);
-	cpu_map__put(a);
-}
-
-static void test_subtract(void **state)
-{
-	static const int a_cpus[] = { 0, 1, 2, 3, 6, 7 }, b_cpus[] = { 1, 3, 4, 7, 9 };
-	struct cpu_map *a = cpu_map__new_from(a_cpus, 6), *b = cpu_map__new_from(b_cpus, 5);
-	struct cpu_map *any = cpu_map__new_any(), *r;
-
-	r = cpu_map__subtract(a, b);
-	assert_cpu_list(r, "0,2,6");
-	cpu_map__put(r);
-	r = cpu_map__subtract(b, a);
-	assert_cpu_list(r, "4,9");
-	cpu_map__put(r);
-	r = cpu_map__subtract(a, a);
-	assert_non_null(r);
-	assert_int_equal(r->nr, 0);
-	cpu_map__put(r);
-	assert_null(cpu_map__subtract(a, any));
-	assert_null(cpu_map__subtract(any, a));
-	assert_null(cpu_map__subtract(NULL, a));
-
-	cpu_map__put(any);
-	cpu_map__put(b);
-	cpu_map__put(a);
+		if (!c->want) {
+			assert_null(r);
+			continue;
+		}
+		assert_non_null(r);
+		if (!*c->want)
+			assert_int_equal(r->nr, 0);
+		else
+			assert_cpu_list(r, c->want);
+		if (c->fresh)
+			assert_true(r != maps[c->b]);
+		cpu_map__put(r);
+	}
+	for (i = 0; i < NR_SETS; i++)
+		cpu_map__put(maps[i]);
 }
 
 /* present: the kernel's list, holding every online CPU. */
@@ -410,8 +416,7 @@ int main(void)
 		cmocka_unit_test(test_snprintf_rules),
 		cmocka_unit_test(test_idx_binary_search),
 		cmocka_unit_test(test_for_each),
-		cmocka_unit_test(test_intersect),
-		cmocka_unit_test(test_subtract),
+		cmocka_unit_test(test_set_operations),
 		cmocka_unit_test(test_present),
 		cmocka_unit_test(test_refcount),
 	};
