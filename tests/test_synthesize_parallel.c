@@ -345,6 +345,16 @@ static void check_fake_serial(const struct collector *c, const struct synth_stat
 	assert_int_equal(st->nr_vanished, 101 + 1 + 3);
 }
 
+/* The fake /proc's options, walked serially into s; p ready for another walk. */
+static void serial_walk(struct synth_opts *o, struct synth_paths *paths, struct synth_stats *st,
+			struct collector *s, struct collector *p)
+{
+	collector__init(s);
+	collector__init(p);
+	opts_fake(o, paths, st);
+	assert_int_equal(synthesize__all(o, collector__emit, s), 0);
+}
+
 static void test_fake_equal(void **state)
 {
 	struct synth_stats sst, pst;
@@ -488,10 +498,7 @@ static void test_concurrent(void **state)
 	struct collector s, p;
 	struct synth_opts o;
 
-	collector__init(&s);
-	collector__init(&p);
-	opts_fake(&o, &paths, &st);
-	assert_int_equal(synthesize__all(&o, collector__emit, &s), 0);
+	serial_walk(&o, &paths, &st, &s, &p);
 	o.clock = rendezvous_clock;
 	o.clock_ctx = &r;
 	assert_int_equal(synthesize__all_parallel(&o, wq, 2, collector__emit, &p), 0);
@@ -542,10 +549,7 @@ static void test_args(void **state)
 	struct collector s, p;
 	struct synth_opts o;
 
-	collector__init(&s);
-	collector__init(&p);
-	opts_fake(&o, &paths, &st);
-	assert_int_equal(synthesize__all(&o, collector__emit, &s), 0);
+	serial_walk(&o, &paths, &st, &s, &p);
 	assert_int_equal(synthesize__all_parallel(&o, NULL, 4, collector__emit, &p), 0);
 	assert_same_sequence(&s, &p);
 	collector__reset(&p);

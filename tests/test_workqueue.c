@@ -105,6 +105,22 @@ static void blocker_fn(struct wq_work *work)
 	atomic_fetch_add(&b->done, 1);
 }
 
+/*
+ * b queued on cpus[0] (on any CPU: on_any) with its gate shut, and
+ * running: it holds its worker until gate_open(gate).
+ */
+static void blocker__start(struct blocker *b, struct gate *gate, struct wq *wq, bool on_any)
+{
+	b->gate = gate;
+	gate_init(gate);
+	wq_work__init(&b->work, blocker_fn);
+	if (on_any)
+		assert_int_equal(wq__queue_work(wq, &b->work), 1);
+	else
+		assert_int_equal(wq__queue_work_on(wq, cpus[0], &b->work), 1);
+	assert_true(wait_for(&b->started, 1, 5000));
+}
+
 /* A work item that counts its runs and checks it never runs twice at once. */
 struct counted {
 	struct wq_work	work;
@@ -321,11 +337,8 @@ static void test_requeue_pending_runs_once(void **state)
 	struct blocker b = { .gate = &gate };
 	struct counted c = { 0 };
 
-	gate_init(&gate);
-	wq_work__init(&b.work, blocker_fn);
 	wq_work__init(&c.work, counted_fn);
-	assert_int_equal(wq__queue_work_on(wq, cpus[0], &b.work), 1);
-	assert_true(wait_for(&b.started, 1, 5000));
+	blocker__start(&b, &gate, wq, false);
 	assert_int_equal(wq__queue_work_on(wq, cpus[0], &c.work), 1);
 	assert_int_equal(wq__queue_work_on(wq, cpus[0], &c.work), 0);
 	assert_int_equal(wq__queue_work(wq, &c.work), 0);
@@ -629,12 +642,9 @@ static void test_cancel_pending(void **state)
 	struct blocker b = { .gate = &gate };
 	struct counted c = { 0 };
 
-	gate_init(&gate);
-	wq_work__init(&b.work, blocker_fn);
 	wq_work__init(&c.work, counted_fn);
 	assert_int_equal(wq_work__cancel_sync(&c.work), 0);	/* idle */
-	assert_int_equal(wq__queue_work_on(wq, cpus[0], &b.work), 1);
-	assert_true(wait_for(&b.started, 1, 5000));
+	blocker__start(&b, &gate, wq, false);
 	assert_int_equal(wq__queue_work_on(wq, cpus[0], &c.work), 1);
 	assert_int_equal(wq_work__cancel_sync(&c.work), 1);
 	assert_false(wq_work__is_pending(&c.work));
@@ -657,10 +667,7 @@ static void test_cancel_running_waits(void **state)
 	struct delayed_open d = { .gate = &gate, .ms = 20 };
 	pthread_t th;
 
-	gate_init(&gate);
-	wq_work__init(&b.work, blocker_fn);
-	assert_int_equal(wq__queue_work(wq, &b.work), 1);
-	assert_true(wait_for(&b.started, 1, 5000));
+	blocker__start(&b, &gate, wq, true);
 	/* open the gate a little later, from another thread */
 	assert_int_equal(pthread_create(&th, NULL, delayed_open_thread, &d), 0);
 	assert_int_equal(wq_work__cancel_sync(&b.work), 0);
@@ -1190,10 +1197,7 @@ static void test_dump(void **state)
 	size_t len = 0;
 	FILE *f;
 
-	gate_init(&gate);
-	wq_work__init(&b.work, blocker_fn);
-	assert_int_equal(wq__queue_work_on(wq, cpus[0], &b.work), 1);
-	assert_true(wait_for(&b.started, 1, 5000));
+	blocker__start(&b, &gate, wq, false);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	wq_pool__dump(pool, f);
