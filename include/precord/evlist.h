@@ -102,6 +102,7 @@ enum evlist_fallback {
 	EVLIST_FALLBACK_EXCLUDE_KERNEL	= 1u << 10,	/* paranoid > 1: ":u" added */
 	EVLIST_FALLBACK_NOFILE		= 1u << 11,	/* RLIMIT_NOFILE raised */
 	EVLIST_FALLBACK_MISSING_THREAD	= 1u << 12,	/* a thread gone (ESRCH) left out */
+	EVLIST_FALLBACK_WEIGHT_STRUCT	= 1u << 13,	/* < 5.12: -W samples WEIGHT instead */
 };
 
 /*
