@@ -566,7 +566,7 @@ static bool parse_events__has_cpu_pmu(void)
 }
 
 /* The ":…" perf appends to a name it makes up (evsel__add_modifiers()). */
-static void parse_events__mod_suffix(const struct perf_event_attr *attr, char *buf, size_t size)
+void parse_events__modifier_suffix(const struct perf_event_attr *attr, char *buf, size_t size)
 {
 	bool guest_default = false;
 	char mods[16];
@@ -622,7 +622,7 @@ int parse_events__default(struct evlist *evlist, struct parse_events_error *err)
 		mod.precise = 3;
 		memset(&attr, 0, sizeof(attr));
 		event_mod__apply(&mod, &attr);
-		parse_events__mod_suffix(&attr, suffix, sizeof(suffix));
+		parse_events__modifier_suffix(&attr, suffix, sizeof(suffix));
 		snprintf(name, sizeof(name), "cpu-clock%s", suffix);
 		ret = parse_state__add(&state, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
 				       &mod, name, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct evlist;
+struct perf_event_attr;
 
 struct parse_events_error {
 	char	msg[512];	/* one line, starting "event '…' …", without "precord: " */
@@ -35,5 +36,12 @@ int parse_events(struct evlist *evlist, const char *str, struct parse_events_err
  * ("cpu-clock:ppp" as root, "cpu-clock:uhppp" with paranoid > 1).
  */
 int parse_events__default(struct evlist *evlist, struct parse_events_error *err);
+
+/*
+ * The modifiers perf appends to a name it makes up from an attr
+ * (evsel__add_modifiers()): "" or ":" and the letters, such as ":uh" for
+ * exclude_kernel, ":HG" for a dummy that counts host and guest.
+ */
+void parse_events__modifier_suffix(const struct perf_event_attr *attr, char *buf, size_t size);
 
 #endif /* PRECORD_PARSE_EVENTS_H */
