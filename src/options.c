@@ -73,6 +73,7 @@ struct opt_def {
 	const char	*help;
 	opt_handler	handle;
 	size_t		field;		/* opt_bool: offsetof the bool in record_opts */
+	size_t		set_field;	/* opt_bool: offsetof a bool noting it was given; 0: none */
 };
 
 /* ---- messages ---------------------------------------------------------- */
@@ -267,6 +268,8 @@ static int opt_bool(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
 	*(bool *)((char *)ctx->opts + def->field) = !unset;
+	if (def->set_field)
+		*(bool *)((char *)ctx->opts + def->set_field) = true;
 	return 0;
 }
 
@@ -567,48 +570,46 @@ static int opt_tid(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
-/* One word of --synth into *mode; -EINVAL if unknown, -ENOTSUP for cgroup. */
-static int synth_word(const char *w, size_t len, bool *task, bool *mmap, int *mode)
+/* One word of --synth: its bits into *bits, or -EINVAL if unknown. */
+static int synth_word(const char *w, size_t len, unsigned int *bits)
 {
 	if ((len == 2 && !strncasecmp(w, "no", 2)) || (len == 4 && !strncasecmp(w, "none", 4)))
-		*mode = SYNTH_NO;
+		*bits = SYNTH_NO;
 	else if (len == 3 && !strncasecmp(w, "all", 3))
-		*mode = SYNTH_ALL;
+		*bits = SYNTH_ALL;
 	else if (len == 4 && !strncasecmp(w, "task", 4))
-		*task = true;
+		*bits = SYNTH_TASK;
 	else if (len == 4 && !strncasecmp(w, "mmap", 4))
-		*mmap = true;
+		*bits = SYNTH_TASK | SYNTH_MMAP;
 	else if (len == 6 && !strncasecmp(w, "cgroup", 6))
-		return -ENOTSUP;
+		*bits = SYNTH_CGROUP;
 	else
 		return -EINVAL;
 	return 0;
 }
 
-/* As perf's parse_synth_opt(): the first "no" or "all" decides, else task/mmap add up. */
+/* As perf's parse_synth_opt(): the first "no" or "all" decides, else the words add up. */
 static int opt_synth(struct parse_ctx *ctx, const struct opt_def *def,
 		     const char *arg, bool unset)
 {
-	bool task = false, mmap = false;
+	unsigned int mode = 0, bits;
 	const char *w = arg;
-	int mode = -1, err;
 
 	for (;;) {
 		size_t len = strcspn(w, ",");
 
-		err = synth_word(w, len, &task, &mmap, &mode);
-		if (err == -ENOTSUP)
-			return opt_error(ctx, -EINVAL,
-					 "--synth '%s': cgroup records are not supported by precord yet", arg);
-		if (err)
+		if (synth_word(w, len, &bits))
 			return bad_value(ctx, def, arg,
-					 "expected no, all, task or mmap (comma-separated)");
-		if (mode >= 0 || !w[len])
+					 "expected no, all, task, mmap or cgroup (comma-separated)");
+		if (bits == SYNTH_NO || bits == SYNTH_ALL) {
+			mode = bits;
+			break;
+		}
+		mode |= bits;
+		if (!w[len])
 			break;
 		w += len + 1;
 	}
-	if (mode < 0)
-		mode = mmap ? SYNTH_MMAP : SYNTH_TASK;
 	ctx->opts->synth = mode;
 	return 0;
 }
@@ -764,12 +765,16 @@ static int opt_unsupported(struct parse_ctx *ctx, const struct opt_def *def,
 
 #define OPT_BOOL(s, l, member, h)						\
 	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE, NULL, h, opt_bool,			\
-	  offsetof(struct record_opts, member) }
+	  offsetof(struct record_opts, member), 0 }
+/* A flag whose "given at all" perf keeps too (perf's OPT_BOOLEAN_SET). */
+#define OPT_BOOL_SET(s, l, member, set, h)					\
+	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE, NULL, h, opt_bool,			\
+	  offsetof(struct record_opts, member), offsetof(struct record_opts, set) }
 #define OPT_VALUE(s, l, an, fn, h)						\
-	{ s, l, OPT_ARG_REQUIRED, 0, an, h, fn, 0 }
+	{ s, l, OPT_ARG_REQUIRED, 0, an, h, fn, 0, 0 }
 #define OPT_PERF_ONLY(s, l)							\
 	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE | OPT_UNSUPPORTED, NULL, NULL,	\
-	  opt_unsupported, 0 }
+	  opt_unsupported, 0, 0 }
 
 /* In perf's --help order: short names alphabetically, then long-only names. */
 static const struct opt_def record_options[] = {
@@ -785,14 +790,15 @@ static const struct opt_def record_options[] = {
 		  "event selector. use 'perf list' to list available events"),
 	OPT_VALUE('F', "freq", "<freq or 'max'>", opt_freq, "profile at this frequency"),
 	{ 'g', NULL, OPT_ARG_NONE, 0, NULL,
-	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0 },
+	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0, 0 },
 	OPT_PERF_ONLY('G', "cgroup"),
-	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0 },
+	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0, 0 },
 	OPT_PERF_ONLY('I', "intr-regs"),
-	OPT_BOOL('i', "no-inherit", no_inherit, "child tasks do not inherit counters"),
+	OPT_BOOL_SET('i', "no-inherit", no_inherit, no_inherit_set,
+		     "child tasks do not inherit counters"),
 	OPT_PERF_ONLY('j', "branch-filter"),
 	{ 'k', "clockid", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<clockid>",
-	  "clockid to use for events, see clock_gettime()", opt_clockid, 0 },
+	  "clockid to use for events, see clock_gettime()", opt_clockid, 0, 0 },
 	OPT_VALUE('m', "mmap-pages", "<pages>", opt_mmap_pages,
 		  "number of mmap data pages, or a size with B/K/M/G"),
 	OPT_PERF_ONLY('N', "no-buildid-cache"),
@@ -811,13 +817,13 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY('T', "timestamp"),
 	OPT_PERF_ONLY('u', "uid"),
 	{ 'v', "verbose", OPT_ARG_NONE, 0, NULL, "be more verbose (repeat for more)",
-	  opt_verbose, 0 },
+	  opt_verbose, 0, 0 },
 	OPT_PERF_ONLY('W', "weight"),
 	{ 'z', "compression-level", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
-	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0 },
+	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0, 0 },
 	OPT_PERF_ONLY(0, "affinity"),
 	{ 0, "aio", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
-	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0 },
+	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0, 0 },
 	OPT_PERF_ONLY(0, "all-cgroups"),
 	OPT_PERF_ONLY(0, "all-kernel"),
 	OPT_PERF_ONLY(0, "all-user"),
@@ -827,7 +833,7 @@ static const struct opt_def record_options[] = {
 		 "record build ids in mmap events (default; --no-buildid-mmap: don't)"),
 	{ 0, "call-graph", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<fp[,depth]|dwarf[,size]>",
 	  "setup and enables call-graph recording (dwarf size default 8192, max 65528)",
-	  opt_call_graph, 0 },
+	  opt_call_graph, 0, 0 },
 	OPT_PERF_ONLY(0, "clang-opt"),
 	OPT_PERF_ONLY(0, "clang-path"),
 	OPT_PERF_ONLY(0, "code-page-size"),
@@ -871,14 +877,14 @@ static const struct opt_def record_options[] = {
 		  "keep only the newest n files of --switch-output"),
 	{ 0, "switch-output", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<signal|size|time>",
 	  "write FILE.<timestamp> on SIGUSR2 (default), every SIZE (B/K/M/G) or TIME (s/m/h/d)",
-	  opt_switch_output, 0 },
+	  opt_switch_output, 0, 0 },
 	OPT_PERF_ONLY(0, "switch-output-event"),
-	OPT_VALUE(0, "synth", "<no|all|task|mmap>", opt_synth,
+	OPT_VALUE(0, "synth", "<no|all|task|mmap|cgroup>", opt_synth,
 		  "fine-tune event synthesis: default=all"),
 	OPT_PERF_ONLY(0, "tail-synthesize"),
 	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
 	  "streaming threads: cpu, core, package, numa (default) or masks; --no-threads: one",
-	  opt_threads, 0 },
+	  opt_threads, 0, 0 },
 	OPT_PERF_ONLY(0, "timestamp-boundary"),
 	OPT_PERF_ONLY(0, "timestamp-filename"),
 	OPT_PERF_ONLY(0, "transaction"),
@@ -1043,6 +1049,49 @@ static int parse_short(struct parse_ctx *ctx, int argc, char **argv, int *i)
 
 /* ---- after the options: perf's cross-option rules ---------------------- */
 
+bool record_opts__per_thread(const struct record_opts *opts)
+{
+	return opts->per_thread && !opts->system_wide && !opts->cpu_list;
+}
+
+bool record_opts__sample_time(const struct record_opts *opts)
+{
+	if (opts->raw_samples)
+		return true;
+	return opts->sample_time && (!record_opts__per_thread(opts) || opts->sample_time_set);
+}
+
+/*
+ * Per-thread rings, or records without times: one streaming thread writes
+ * one file in ring order, as perf does; nothing can be merged by time, so
+ * what needs the streaming threads' files is refused.
+ */
+static int record_opts__finish_one_file(struct parse_ctx *ctx)
+{
+	struct record_opts *opts = ctx->opts;
+	bool per_thread = record_opts__per_thread(opts);
+	const char *why = per_thread ? "--per-thread" : "--no-timestamp";
+	const char *what = opts->overwrite ? "--overwrite" :
+			   opts->switch_output ? "--switch-output" :
+			   opts->no_merge ? "--no-merge" : NULL;
+
+	if (!per_thread && record_opts__sample_time(opts))
+		return 0;
+	if (per_thread && opts->threads_spec)
+		return opt_error(ctx, -EINVAL,
+				 "--per-thread option is mutually exclusive to parallel streaming mode; "
+				 "drop --threads");
+	if (opts->threads_spec)
+		return opt_error(ctx, -EINVAL,
+				 "--no-timestamp leaves nothing to merge the --threads files by; "
+				 "drop --threads");
+	if (what)
+		return opt_error(ctx, -EINVAL,
+				 "%s needs the streaming threads' files, which %s cannot have (one "
+				 "thread writes one file); drop one of them", what, why);
+	return 0;
+}
+
 static int record_opts__finish(struct parse_ctx *ctx)
 {
 	struct record_opts *opts = ctx->opts;
@@ -1051,6 +1100,12 @@ static int record_opts__finish(struct parse_ctx *ctx)
 		return opt_error(ctx, -EINVAL,
 				 "cannot set frequency (-F) and period (-c %llu) at the same time; give one of them",
 				 (unsigned long long)opts->count);
+	if (opts->all_user && opts->all_kernel)
+		return opt_error(ctx, -EINVAL,
+				 "option '--all-kernel' cannot be used with '--all-user'; give one of them");
+	/* perf: a thread is recorded alone unless -i/--inherit says otherwise */
+	if (opts->tid_list && !opts->no_inherit_set)
+		opts->no_inherit = true;
 	if (opts->pid_list && opts->tid_list) {
 		opts__note(opts, "Warning: -p/--pid %s overriding -t/--tid %s",
 			   opts->pid_list, opts->tid_list);
@@ -1074,7 +1129,7 @@ static int record_opts__finish(struct parse_ctx *ctx)
 		return opt_error(ctx, -EINVAL,
 				 "%s needs the streaming threads; drop --no-threads",
 				 opts->overwrite ? "--overwrite" : "--switch-output");
-	return 0;
+	return record_opts__finish_one_file(ctx);
 }
 
 /* Where the options start: after the program name and a "record" subcommand. */
@@ -1131,6 +1186,7 @@ void record_opts__init(struct record_opts *opts)
 	opts->buildid_mmap = true;
 	opts->synth = SYNTH_ALL;
 	opts->proc_map_timeout = DEFAULT_MAP_TIMEOUT;
+	opts->sample_time = true;
 }
 
 void record_opts__exit(struct record_opts *opts)
@@ -1140,6 +1196,9 @@ void record_opts__exit(struct record_opts *opts)
 	free(opts->events);
 	opts->events = NULL;
 	opts->nr_events = 0;
+	free(opts->filters);
+	opts->filters = NULL;
+	opts->nr_filters = 0;
 }
 
 /* ---- --help ------------------------------------------------------------ */

@@ -25,6 +25,7 @@
  * records ahead of the synthesized ones, nothing is rewritten at the end,
  * and a reader that goes away ends the recording.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -65,6 +66,8 @@
 
 /* x86-64 user registers perf samples for DWARF unwinding (PERF_REGS_MASK without segments). */
 #define DWARF_REGS_MASK_X86_64	0xff0fffULL
+/* What DWARF unwinding cannot do without: IP and SP (perf's DWARF_MINIMAL_REGS). */
+#define DWARF_MINIMAL_REGS	((1ULL << 8) | (1ULL << 7))
 
 struct workload {
 	pid_t	pid;		/* -1: none */
@@ -131,23 +134,95 @@ struct record {
 	u64			kept_samples;	/* after a write error: the samples in the files */
 	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
+	bool			rate_warned;	/* the -F cap was said (once, not per event) */
+	bool			regs_warned;	/* dwarf with --user-regs was said */
 	int			full_argc;
 	const char		**full_argv;
 };
 
 /* ---- events and targets ------------------------------------------------ */
 
+/* How many address filters the PMU of this attr type takes (its sysfs nr_addr_filters); 0: none. */
+static int pmu__nr_addr_filters(u32 type)
+{
+	static const char devices[] = "/sys/bus/event_source/devices";
+	char path[512];
+	struct dirent *d;
+	int nr = 0, t;
+	DIR *dir = opendir(devices);
+	FILE *f;
+
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/type", devices, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &t) != 1)
+			t = -1;
+		fclose(f);
+		if (t != (int)type)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/nr_addr_filters", devices, d->d_name);
+		f = fopen(path, "re");
+		if (f && fscanf(f, "%d", &nr) != 1)
+			nr = 0;
+		if (f)
+			fclose(f);
+		break;
+	}
+	if (dir)
+		closedir(dir);
+	return nr;
+}
+
+/*
+ * --filter for the evsels one -e added (from index first on), as perf's
+ * parse_filter(): a tracepoint takes it as its filter, an event of a PMU
+ * with address filters as address filters (in the kernel's syntax), any
+ * other event refuses it with perf's words.
+ */
+static int record__add_filters(struct record *rec, int event, int first)
+{
+	struct record_opts *o = &rec->opts;
+	struct evsel *evsel;
+	int f, i;
+
+	for (f = 0; f < o->nr_filters; f++) {
+		if (o->filters[f].event != event)
+			continue;
+		for (i = first; i < rec->evlist->nr_entries; i++) {
+			evsel = rec->evlist->entries[i];
+			if (!evsel__is_tracepoint(evsel) && !pmu__nr_addr_filters(evsel->attr.type)) {
+				fprintf(stderr, "precord: --filter '%s' for event '%s': This CPU does "
+					"not support address filtering (only tracepoints and PMUs with "
+					"address filters take a filter)\n", o->filters[f].filter,
+					evsel->name);
+				return -EINVAL;
+			}
+			if (evsel__append_filter(evsel, o->filters[f].filter))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int record__parse_events(struct record *rec)
 {
 	struct parse_events_error err = { .msg = "" };
-	int i, ret;
+	int i, ret, first;
 
 	for (i = 0; i < rec->opts.nr_events; i++) {
+		first = rec->evlist->nr_entries;
 		ret = parse_events(rec->evlist, rec->opts.events[i], &err);
 		if (ret) {
 			fprintf(stderr, "precord: %s\n", err.msg);
 			return ret;
 		}
+		ret = record__add_filters(rec, i, first);
+		if (ret)
+			return ret;
 	}
 	if (rec->evlist->nr_entries == 0) {
 		ret = parse_events__default(rec->evlist, &err);
@@ -191,6 +266,10 @@ static int record__create_maps(struct record *rec)
 				o->cpu_list);
 			return err;
 		}
+	} else if (record_opts__per_thread(o)) {
+		cpus = cpu_map__new_any();	/* --per-thread: a ring per thread */
+		if (!cpus)
+			return -ENOMEM;
 	} else {
 		cpus = cpu_map__new_online();
 		if (!cpus)
@@ -237,8 +316,12 @@ static unsigned int max_sample_rate(void)
 	return rate;
 }
 
-/* Sampling period or frequency, after perf's cap at perf_event_max_sample_rate. */
-static void record__config_rate(struct record *rec, struct perf_event_attr *attr)
+/*
+ * Sampling period or frequency, after perf's cap at perf_event_max_sample_rate
+ * (record_opts__config_freq()): a -F above it is lowered with a warning, or
+ * with --strict-freq refused.
+ */
+static int record__config_rate(struct record *rec, struct perf_event_attr *attr)
 {
 	struct record_opts *o = &rec->opts;
 	unsigned int max = max_sample_rate(), freq = o->freq;
@@ -246,64 +329,163 @@ static void record__config_rate(struct record *rec, struct perf_event_attr *attr
 	if (o->count && !o->freq_set) {
 		attr->sample_period = o->count;
 		attr->freq = 0;
-		return;
+		return 0;
 	}
 	if (o->freq_max && max)
 		freq = max;
+	if (max && freq > max && o->strict_freq && o->freq_set) {
+		fprintf(stderr, "precord: maximum frequency rate (%u Hz) exceeded by -F %u: use a "
+			"lower -F, or raise /proc/sys/kernel/perf_event_max_sample_rate\n", max, freq);
+		return -EINVAL;
+	}
 	if (max && freq > max) {
-		fprintf(stderr, "precord: warning: -F %u is above the maximum sample rate %u Hz "
-			"(kernel.perf_event_max_sample_rate); recording at %u Hz\n", freq, max, max);
+		if (!rec->rate_warned)
+			fprintf(stderr, "precord: warning: -F %u is above the maximum sample rate %u Hz "
+				"(kernel.perf_event_max_sample_rate); recording at %u Hz\n", freq, max,
+				max);
+		rec->rate_warned = true;
 		freq = max;
 	}
 	attr->sample_freq = freq;
 	attr->freq = 1;
 	attr->sample_type |= PERF_SAMPLE_PERIOD;
+	return 0;
+}
+
+/* -d, and --call-graph dwarf, which implies it in perf: data addresses and their maps. */
+static bool record__sample_address(const struct record_opts *o)
+{
+	return o->sample_address || o->callgraph == CALLGRAPH_DWARF;
+}
+
+/* --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack. */
+static u16 record__max_stack(const struct record_opts *o)
+{
+	int max = 127;
+
+	if (!o->max_stack)
+		return 0;
+	evlist__read_sysctl("perf_event_max_stack", &max);
+	return o->max_stack < (unsigned int)max && o->max_stack <= UINT16_MAX ?
+	       (u16)o->max_stack : 0;
+}
+
+/* Call graphs, as perf's __evsel__config_callchain(): on every event, the dummy too. */
+static void record__config_callchain(struct record *rec, struct perf_event_attr *attr)
+{
+	struct record_opts *o = &rec->opts;
+
+	attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	attr->sample_max_stack = record__max_stack(o);
+	if (o->kernel_callchains)
+		attr->exclude_callchain_user = 1;
+	if (o->user_callchains)
+		attr->exclude_callchain_kernel = 1;
+	if (o->callgraph != CALLGRAPH_DWARF)
+		return;
+	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	/* with --user-regs, perf adds only what unwinding needs (IP, SP), with a warning */
+	if (o->sample_user_regs && !rec->regs_warned && !o->quiet)
+		fprintf(stderr, "precord: warning: --call-graph dwarf may need all the user "
+			"registers; with --user-regs only IP and SP are added to them, so unwinding "
+			"may be unreliable\n");
+	rec->regs_warned = true;
+	attr->sample_regs_user |= o->sample_user_regs ? DWARF_MINIMAL_REGS : DWARF_REGS_MASK_X86_64;
+	attr->sample_stack_user = o->dwarf_stack_size;
+	attr->exclude_callchain_user = 1;
+}
+
+/* What samples carry beyond the defaults: perf's evsel__config() for each option. */
+static void record__config_sample(struct record *rec, struct evsel *evsel, bool dummy)
+{
+	struct record_opts *o = &rec->opts;
+	struct perf_event_attr *attr = &evsel->attr;
+
+	if (o->no_samples)
+		attr->sample_period = 0;	/* sample_freq too: one union */
+	if (o->inherit_stat) {
+		attr->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
+				     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+		attr->inherit_stat = 1;
+	}
+	if (record__sample_address(o))
+		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	if (o->callgraph != CALLGRAPH_NONE)
+		record__config_callchain(rec, attr);
+	/* the dummy carries no registers */
+	if (o->sample_intr_regs && !dummy) {
+		attr->sample_regs_intr = o->sample_intr_regs;
+		attr->sample_type |= PERF_SAMPLE_REGS_INTR;
+	}
+	if (o->sample_user_regs && !dummy) {
+		attr->sample_regs_user |= o->sample_user_regs;
+		attr->sample_type |= PERF_SAMPLE_REGS_USER;
+	}
+	if (rec->system_wide || o->sample_cpu)
+		attr->sample_type |= PERF_SAMPLE_CPU;
+	if (o->raw_samples)
+		attr->sample_type |= PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | PERF_SAMPLE_CPU;
+	if (o->sample_phys_addr)
+		attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+	/* x86's arch_evsel__set_sample_weight(); kernels before 5.12 fall back to WEIGHT */
+	if (o->sample_weight)
+		attr->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
+	if (o->record_cgroup)
+		attr->sample_type |= PERF_SAMPLE_CGROUP;
+	if (o->sample_data_page_size)
+		attr->sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE;
+	if (o->sample_code_page_size)
+		attr->sample_type |= PERF_SAMPLE_CODE_PAGE_SIZE;
+	if (o->sample_transaction)
+		attr->sample_type |= PERF_SAMPLE_TRANSACTION;
+	if (o->running_time)
+		attr->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
 /*
  * One evsel's attr, as perf record sets it (evsel__config), plus what precord
- * forces on purpose: sample_id_all, TIME and IDENTIFIER on every event,
- * read_format ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap).
+ * forces on purpose: sample_id_all, IDENTIFIER on every event, read_format
+ * ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap). TIME is
+ * perf's choice (record_opts__sample_time()).
  */
-static void record__config_evsel(struct record *rec, struct evsel *evsel)
+static int record__config_evsel(struct record *rec, struct evsel *evsel)
 {
 	struct record_opts *o = &rec->opts;
 	struct perf_event_attr *attr = &evsel->attr;
 	bool tp = evsel__is_tracepoint(evsel);
 	bool dummy = attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY;
+	bool per_thread = record_opts__per_thread(o);
+	int err;
 
 	attr->size = sizeof(*attr);
-	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			     PERF_SAMPLE_IDENTIFIER;
+	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER;
+	if (record_opts__sample_time(o))
+		attr->sample_type |= PERF_SAMPLE_TIME;
 	attr->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	attr->sample_id_all = 1;
 	attr->disabled = 1;
-	attr->inherit = !o->no_inherit;
-	if (rec->system_wide)
-		attr->sample_type |= PERF_SAMPLE_CPU;
+	/* per-thread rings: perf's evlist__config() turns inheritance off */
+	attr->inherit = !o->no_inherit && !per_thread;
 
-	if (tp) {
-		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-		attr->sample_period = o->count ? o->count : 1;
-		attr->freq = 0;
-	} else if (dummy) {
+	/* perf's tracepoint sample type, set when the event is parsed */
+	if (tp)
+		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+				     PERF_SAMPLE_PERIOD;
+	/*
+	 * Tracepoints and the dummy sample every event, unless -F or -c was
+	 * given: then, as perf's evsel__config(), every event takes that rate.
+	 */
+	if (tp || dummy) {
 		attr->sample_period = 1;
 		attr->freq = 0;
-	} else {
-		record__config_rate(rec, attr);
 	}
+	if ((!tp && !dummy) || o->freq_set || o->count) {
+		err = record__config_rate(rec, attr);
+		if (err)
+			return err;
+	}
+	record__config_sample(rec, evsel, dummy);
 
-	if (o->callgraph != CALLGRAPH_NONE && !dummy) {
-		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		if (o->callgraph == CALLGRAPH_DWARF) {
-			attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-					     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
-			attr->sample_regs_user = DWARF_REGS_MASK_X86_64;
-			attr->sample_stack_user = o->dwarf_stack_size;
-			attr->exclude_callchain_user = 1;
-			attr->mmap_data = 1;
-		}
-	}
 	if (o->clockid_set) {
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
@@ -314,6 +496,20 @@ static void record__config_evsel(struct record *rec, struct evsel *evsel)
 	/* Forked workload, per task: enabled by the exec itself. */
 	if (!rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
 		attr->enable_on_exec = 1;
+	if (o->all_user) {
+		attr->exclude_kernel = 1;
+		attr->exclude_user = 0;
+	}
+	if (o->all_kernel) {
+		attr->exclude_kernel = 0;
+		attr->exclude_user = 1;
+	}
+	/* -P/--no-period win over everything else */
+	if (o->period_set && o->period)
+		attr->sample_type |= PERF_SAMPLE_PERIOD;
+	else if (o->period_set)
+		attr->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
+	return 0;
 }
 
 static void record__config_tracking(struct record *rec, struct evsel *evsel)
@@ -329,9 +525,29 @@ static void record__config_tracking(struct record *rec, struct evsel *evsel)
 	attr->bpf_event = 1;
 	attr->context_switch = rec->opts.switch_events;
 	attr->build_id = rec->opts.buildid_mmap;
-	if (rec->opts.callgraph == CALLGRAPH_DWARF)
+	attr->namespaces = rec->opts.record_namespaces;
+	attr->cgroup = rec->opts.record_cgroup;
+	if (record__sample_address(&rec->opts))
 		attr->mmap_data = 1;
 	rec->tracking = evsel;
+}
+
+/*
+ * perf names its dummy from its attr when it writes the header (evsel__name()),
+ * so --all-user or --all-kernel show in it: "dummy:uh", "dummy:kh".
+ */
+static void record__name_dummy(struct evsel *evsel)
+{
+	char name[32], suffix[24];
+	char *dup;
+
+	parse_events__modifier_suffix(&evsel->attr, suffix, sizeof(suffix));
+	snprintf(name, sizeof(name), "dummy%s", suffix);
+	dup = strdup(name);
+	if (!dup)
+		return;	/* keeps "dummy:HG": only the name differs */
+	free(evsel->name);
+	evsel->name = dup;
 }
 
 /*
@@ -361,13 +577,18 @@ static int record__config(struct record *rec)
 			return -ENOMEM;
 		}
 	}
-	evlist__for_each_evsel(rec->evlist, evsel, i)
-		record__config_evsel(rec, evsel);
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		int err = record__config_evsel(rec, evsel);
+
+		if (err)
+			return err;
+	}
 	if (own_tracking) {
 		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
 		record__config_tracking(rec, evsel);
 		evsel->attr.disabled = 0;
 		evsel->attr.enable_on_exec = 0;
+		record__name_dummy(evsel);
 	} else {
 		record__config_tracking(rec, evlist__first(rec->evlist));
 	}
@@ -478,6 +699,24 @@ static bool workload__poll_exit(struct workload *wl)
 
 /* ---- opening ------------------------------------------------------------- */
 
+/* The --filter strings into the kernel, once the events are open (perf's evlist__apply_filters()). */
+static int record__apply_filters(struct record *rec)
+{
+	struct evsel *evsel;
+	int i, err;
+
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		err = evsel__apply_filter(evsel);
+		if (err) {
+			fprintf(stderr, "precord: failed to set filter \"%s\" on event %s: %s; check "
+				"the filter against the event's format (perf list --details)\n",
+				evsel->filter, evsel->name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int record__open(struct record *rec)
 {
 	struct evlist_open_error oerr;
@@ -494,8 +733,9 @@ static int record__open(struct record *rec)
 	if (err) {
 		evlist__open_strerror(&oerr, msg, sizeof(msg));
 		fprintf(stderr, "precord: %s\n", msg);
+		return err;
 	}
-	return err;
+	return record__apply_filters(rec);
 }
 
 static long default_mmap_pages(void)
@@ -822,6 +1062,17 @@ static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 	return rec->writer.error;
 }
 
+/* --all-cgroups: every cgroup, so that the samples' cgroup ids have names (a warning, as perf's). */
+static int record__synth_cgroups(struct record *rec, const struct synth_opts *so)
+{
+	int err = synthesize__cgroups(so, record__emit, rec);
+
+	if (err && !rec->writer.error && !rec->opts.quiet)
+		fprintf(stderr, "precord: warning: cannot record the cgroups (%s): the samples' "
+			"cgroups will show as unknown\n", strerror(-err));
+	return rec->writer.error;
+}
+
 static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 {
 	/*
@@ -849,16 +1100,18 @@ static int record__synthesize(struct record *rec)
 	so.id_hdr_size = evlist__id_hdr_size(rec->evlist);
 	so.proc_map_timeout_ms = o->proc_map_timeout;
 	so.build_id = o->buildid_mmap;
-	so.mmap_data = o->callgraph == CALLGRAPH_DWARF;
-	so.no_mmap = o->synth == SYNTH_TASK;
+	so.mmap_data = record__sample_address(o);
+	so.no_mmap = !(o->synth & SYNTH_MMAP);
+	so.namespaces = o->record_namespaces;
 	so.stats = &stats;
 	so.bid_cache = buildid_cache__new();
 
-	if (o->synth != SYNTH_NO) {
+	if (o->synth != SYNTH_NO)
 		err = record__synth_kernel(rec, &so);
-		if (!err)
-			err = record__synth_tasks(rec, &so);
-	}
+	if (!err && (o->synth & SYNTH_CGROUP) && o->record_cgroup)
+		err = record__synth_cgroups(rec, &so);
+	if (!err && (o->synth & SYNTH_TASK))
+		err = record__synth_tasks(rec, &so);
 	buildid_cache__delete(so.bid_cache);
 	if (stats.nr_map_timeouts && !o->quiet &&
 	    synthesize__timeout_msg(msg, sizeof(msg), stats.first_timeout_pid) > 0)
@@ -2160,7 +2413,9 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		return EXIT_USAGE;
 	}
 	rec.path = rec.opts.output;
-	rec.threaded = !rec.opts.no_threads;
+	/* per-thread rings, or records without times: one thread, one file, as perf */
+	rec.threaded = !rec.opts.no_threads && !record_opts__per_thread(&rec.opts) &&
+		       record_opts__sample_time(&rec.opts);
 	control__init(&rec.ctl);
 	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {
 		fprintf(stderr, "precord: %s\n", msg);
