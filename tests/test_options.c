@@ -945,7 +945,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--compression-level=x" }, "invalid value 'x'" },
 	{ { "--mmap-flush=0" }, "invalid value '0' for --mmap-flush" },
 	{ { "--mmap-flush=3X" }, "invalid value '3X' for --mmap-flush" },
-	{ { "-ga", "-N" }, "'-N/--no-buildid-cache' is not supported" },
+	{ { "-ga", "-b" }, "'-b/--branch-any' is not supported" },
 	{ { "--no-bpf-event" }, "'--no-bpf-event' is not supported" },
 	{ { "--switch-output=12" }, "invalid value '12' for --switch-output" },
 	{ { "--switch-output=1x" }, "'1x'" },

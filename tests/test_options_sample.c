@@ -103,6 +103,112 @@ static void test_defaults(void **state)
 	record_opts__exit(&o);
 }
 
+/* Every flag, by its short name, its long name and a prefix of it; --no-NAME undoes it. */
+static void test_flags(void **state)
+{
+	static const struct {
+		const char	*spellings[3];
+		const char	*negation;
+		size_t		field;
+	} flags[] = {
+		{ { "-d", "--data", "--data" }, "--no-data",
+		  offsetof(struct record_opts, sample_address) },
+		{ { "-s", "--stat", "--sta" }, "--no-stat",
+		  offsetof(struct record_opts, inherit_stat) },
+		{ { "-n", "--no-samples", "--no-samples" }, "--samples",
+		  offsetof(struct record_opts, no_samples) },
+		{ { "-R", "--raw-samples", "--raw" }, "--no-raw-samples",
+		  offsetof(struct record_opts, raw_samples) },
+		{ { "-W", "--weight", "--weig" }, "--no-weight",
+		  offsetof(struct record_opts, sample_weight) },
+		{ { "-N", "--no-buildid-cache", "--no-buildid-c" }, "--buildid-cache",
+		  offsetof(struct record_opts, no_buildid_cache) },
+		{ { "--sample-cpu", "--sample-c", "--sample-cp" }, "--no-sample-cpu",
+		  offsetof(struct record_opts, sample_cpu) },
+		{ { "--sample-identifier", "--sample-i", "--sample-id" }, "--no-sample-identifier",
+		  offsetof(struct record_opts, sample_identifier) },
+		{ { "--phys-data", "--phys", "--ph" }, "--no-phys-data",
+		  offsetof(struct record_opts, sample_phys_addr) },
+		{ { "--data-page-size", "--data-p", "--data-page" }, "--no-data-page-size",
+		  offsetof(struct record_opts, sample_data_page_size) },
+		{ { "--code-page-size", "--code", "--cod" }, "--no-code-page-size",
+		  offsetof(struct record_opts, sample_code_page_size) },
+		{ { "--transaction", "--trans", "--tr" }, "--no-transaction",
+		  offsetof(struct record_opts, sample_transaction) },
+		{ { "--running-time", "--running", "--ru" }, "--no-running-time",
+		  offsetof(struct record_opts, running_time) },
+		{ { "--all-user", "--all-u", "--all-us" }, "--no-all-user",
+		  offsetof(struct record_opts, all_user) },
+		{ { "--all-kernel", "--all-k", "--all-ker" }, "--no-all-kernel",
+		  offsetof(struct record_opts, all_kernel) },
+		{ { "--user-callchains", "--user-c", "--user-call" }, "--no-user-callchains",
+		  offsetof(struct record_opts, user_callchains) },
+		{ { "--kernel-callchains", "--kernel", "--ke" }, "--no-kernel-callchains",
+		  offsetof(struct record_opts, kernel_callchains) },
+		{ { "--strict-freq", "--strict", "--stri" }, "--no-strict-freq",
+		  offsetof(struct record_opts, strict_freq) },
+	};
+	struct parsed *p = *state;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		for (j = 0; j < 3; j++) {
+			PARSE(p, flags[i].spellings[j]);
+			assert_ok(p);
+			if (!*(bool *)((char *)&p->opts + flags[i].field))
+				fail_msg("%s did not set its field", flags[i].spellings[j]);
+		}
+		PARSE(p, flags[i].spellings[0], flags[i].negation);
+		assert_ok(p);
+		if (*(bool *)((char *)&p->opts + flags[i].field))
+			fail_msg("%s did not undo %s", flags[i].negation, flags[i].spellings[0]);
+	}
+	/* clustered with the others */
+	PARSE(p, "-adsRW");
+	assert_ok(p);
+	assert_true(p->opts.system_wide);
+	assert_true(p->opts.sample_address);
+	assert_true(p->opts.inherit_stat);
+	assert_true(p->opts.raw_samples);
+	assert_true(p->opts.sample_weight);
+}
+
+/* -P and -T: perf keeps whether they were given, and --no-period/--no-timestamp count. */
+static void test_period_and_timestamp(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-P");
+	assert_ok(p);
+	assert_true(p->opts.period);
+	assert_true(p->opts.period_set);
+	PARSE(p, "--no-period");
+	assert_ok(p);
+	assert_false(p->opts.period);
+	assert_true(p->opts.period_set);
+	PARSE(p, "-a");
+	assert_ok(p);
+	assert_false(p->opts.period_set);
+
+	PARSE(p, "-T");
+	assert_ok(p);
+	assert_true(p->opts.sample_time);
+	assert_true(p->opts.sample_time_set);
+	assert_true(record_opts__sample_time(&p->opts));
+	PARSE(p, "--timestamp");
+	assert_ok(p);
+	assert_true(p->opts.sample_time_set);
+	PARSE(p, "--no-timestamp");
+	assert_ok(p);
+	assert_false(p->opts.sample_time);
+	assert_true(p->opts.sample_time_set);
+	assert_false(record_opts__sample_time(&p->opts));
+	/* -R samples the time whatever -T says, as perf */
+	PARSE(p, "--no-timestamp", "-R");
+	assert_ok(p);
+	assert_true(record_opts__sample_time(&p->opts));
+}
+
 /* -t records the thread alone unless -i/--inherit was given; -p inherits. */
 static void test_tid_inherit(void **state)
 {
@@ -137,11 +243,52 @@ static void test_tid_inherit(void **state)
 	assert_true(p->opts.no_inherit_set);
 }
 
+struct bad_case {
+	const char	*args[6];
+	const char	*needle;
+};
+
+static const struct bad_case bad_cases[] = {
+	{ { "--all-user", "--all-kernel" }, "option '--all-kernel' cannot be used with '--all-user'" },
+	{ { "--all-kernel", "--all-user" }, "cannot be used with" },
+	{ { "--no-timestamp", "--threads" }, "--no-timestamp leaves nothing to merge" },
+	{ { "--no-timestamp", "--overwrite" }, "which --no-timestamp cannot have" },
+	{ { "--data=1" }, "'--data=1'" },
+	/* as in perf, a prefix of two options names neither */
+	{ { "--dat" }, "'--dat' is ambiguous" },
+	{ { "--all-c" }, "'--all-c' is ambiguous" },
+	{ { "--per" }, "'--per' is ambiguous" },
+	{ { "-P1" }, "unknown option '-1'" },
+};
+
+static void test_bad_input(void **state)
+{
+	struct parsed *p = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+
+		parse_list(p, c->args);
+		if (p->ret != -EINVAL)
+			fail_msg("case %zu (%s %s): returned %d, want -EINVAL (%s)", i,
+				 c->args[0], c->args[1] ? c->args[1] : "", p->ret, p->err);
+		if (!strstr(p->err, c->needle))
+			fail_msg("case %zu (%s %s): message \"%s\" lacks \"%s\"", i,
+				 c->args[0], c->args[1] ? c->args[1] : "", p->err, c->needle);
+		if (strchr(p->err, '\n') || !p->err[0] || strlen(p->err) > 200)
+			fail_msg("case %zu: not one short line: \"%s\"", i, p->err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_period_and_timestamp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tid_inherit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
