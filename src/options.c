@@ -15,7 +15,9 @@
  * names, "--no-NAME" for negatable options (and "NAME" for those whose name
  * starts with "no-"), options end at "--" or at the first word that is not
  * one, which starts the command. Checks that need the machine (events exist,
- * CPUs online, pids alive, rate limits) belong to the set-up, not here.
+ * CPUs online, pids alive, rate limits) belong to the set-up, not here; the
+ * one exception is perf's: which registers -I may name depends on whether
+ * the PMU samples the XMM registers (regs__intr_mask()).
  *
  * Runs once, on the main thread, before anything else. Errors go back as one
  * line in the caller's buffer; the only output is --help (stdout) and perf's
@@ -31,6 +33,8 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include "precord/cpumap.h"
 #include "precord/options.h"
@@ -745,6 +749,134 @@ static int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* ---- -I and --user-regs: register names (perf's parse-regs-options.c) --- */
+
+/*
+ * x86-64's sample registers by their perf_regs.h bit (perf's
+ * sample_reg_masks). XMM0-15 (two bits each) only exist for -I, and only
+ * where the PMU samples them (regs__intr_mask()).
+ */
+static const struct sample_reg {
+	const char	*name;
+	u64		mask;
+} sample_regs[] = {
+	{ "AX", 1ULL << 0 },	{ "BX", 1ULL << 1 },	{ "CX", 1ULL << 2 },
+	{ "DX", 1ULL << 3 },	{ "SI", 1ULL << 4 },	{ "DI", 1ULL << 5 },
+	{ "BP", 1ULL << 6 },	{ "SP", 1ULL << 7 },	{ "IP", 1ULL << 8 },
+	{ "FLAGS", 1ULL << 9 },	{ "CS", 1ULL << 10 },	{ "SS", 1ULL << 11 },
+	{ "DS", 1ULL << 12 },	{ "ES", 1ULL << 13 },	{ "FS", 1ULL << 14 },
+	{ "GS", 1ULL << 15 },	{ "R8", 1ULL << 16 },	{ "R9", 1ULL << 17 },
+	{ "R10", 1ULL << 18 },	{ "R11", 1ULL << 19 },	{ "R12", 1ULL << 20 },
+	{ "R13", 1ULL << 21 },	{ "R14", 1ULL << 22 },	{ "R15", 1ULL << 23 },
+	{ "XMM0", 3ULL << 32 },	{ "XMM1", 3ULL << 34 },	{ "XMM2", 3ULL << 36 },
+	{ "XMM3", 3ULL << 38 },	{ "XMM4", 3ULL << 40 },	{ "XMM5", 3ULL << 42 },
+	{ "XMM6", 3ULL << 44 },	{ "XMM7", 3ULL << 46 },	{ "XMM8", 3ULL << 48 },
+	{ "XMM9", 3ULL << 50 },	{ "XMM10", 3ULL << 52 },	{ "XMM11", 3ULL << 54 },
+	{ "XMM12", 3ULL << 56 },	{ "XMM13", 3ULL << 58 },	{ "XMM14", 3ULL << 60 },
+	{ "XMM15", 3ULL << 62 },
+};
+
+/* perf's PERF_REGS_MASK on x86-64: the general registers less DS, ES, FS, GS. */
+#define REGS_MASK		(((1ULL << 24) - 1) & ~(0xfULL << 12))
+#define REGS_EXTENDED_MASK	(~((1ULL << 32) - 1))
+
+/*
+ * The registers -I may name: the XMM ones too when the PMU samples them,
+ * which perf's arch__intr_reg_mask() finds by opening a precise cycles
+ * event that asks for them. The one question parse asks the machine: the
+ * names it accepts depend on the answer, as in perf.
+ */
+static u64 regs__intr_mask(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_REGS_INTR,
+		.sample_regs_intr = REGS_EXTENDED_MASK,
+		.precise_ip = 1,
+		.disabled = 1,
+		.exclude_kernel = 1,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return REGS_MASK;
+	close(fd);
+	return REGS_MASK | REGS_EXTENDED_MASK;
+}
+
+/* "available registers: AX BX ..." on stderr, as perf's "-I?" prints it. */
+static void regs__list(u64 mask)
+{
+	size_t i;
+
+	fprintf(stderr, "available registers: ");
+	for (i = 0; i < ARRAY_SIZE(sample_regs); i++)
+		if (sample_regs[i].mask & mask)
+			fprintf(stderr, "%s ", sample_regs[i].name);
+	fputc('\n', stderr);
+}
+
+/*
+ * "REG[,REG...]" into *regs (every register of mask when there is no list);
+ * "?" lists the registers and stops the parse as -h does. As perf: names in
+ * any case, a register outside mask is unknown, and the option may be
+ * given once.
+ */
+static int parse_regs(struct parse_ctx *ctx, const struct opt_def *def, const char *arg,
+		      bool unset, bool intr, u64 *regs)
+{
+	const char *how = intr ? "-I" : "--user-regs=";
+	const char *w = arg;
+	char name[64];
+	u64 mask, found;
+	size_t i, len;
+
+	if (unset) {
+		*regs = 0;
+		return 0;
+	}
+	if (*regs)
+		return opt_error(ctx, -EINVAL, "%s given twice: give one list of registers",
+				 intr ? "-I/--intr-regs" : "--user-regs");
+	mask = intr ? regs__intr_mask() : REGS_MASK;
+	for (; w; w = w[len] ? w + len + 1 : NULL) {
+		len = strcspn(w, ",");
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), w);
+		if (!strcmp(name, "?")) {
+			regs__list(mask);
+			*regs = 0;
+			return 1;
+		}
+		found = 0;
+		for (i = 0; i < ARRAY_SIZE(sample_regs) && !found; i++)
+			if ((sample_regs[i].mask & mask) && !strcasecmp(name, sample_regs[i].name))
+				found = sample_regs[i].mask;
+		if (!found)
+			return opt_error(ctx, -EINVAL,
+					 "unknown register \"%s\"; 'precord %s?' lists the registers",
+					 name, how);
+		*regs |= found;
+	}
+	if (!*regs)
+		*regs = mask;
+	return 0;
+}
+
+static int opt_intr_regs(struct parse_ctx *ctx, const struct opt_def *def,
+			 const char *arg, bool unset)
+{
+	return parse_regs(ctx, def, arg, unset, true, &ctx->opts->sample_intr_regs);
+}
+
+static int opt_user_regs(struct parse_ctx *ctx, const struct opt_def *def,
+			 const char *arg, bool unset)
+{
+	return parse_regs(ctx, def, arg, unset, false, &ctx->opts->sample_user_regs);
+}
+
 static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
@@ -793,7 +925,9 @@ static const struct opt_def record_options[] = {
 	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0, 0 },
 	OPT_PERF_ONLY('G', "cgroup"),
 	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0, 0 },
-	OPT_PERF_ONLY('I', "intr-regs"),
+	{ 'I', "intr-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
+	  "sample selected machine registers on interrupt, use '-I?' to list register names",
+	  opt_intr_regs, 0, 0 },
 	OPT_BOOL_SET('i', "no-inherit", no_inherit, no_inherit_set,
 		     "child tasks do not inherit counters"),
 	OPT_PERF_ONLY('j', "branch-filter"),
@@ -897,7 +1031,9 @@ static const struct opt_def record_options[] = {
 	OPT_BOOL(0, "transaction", sample_transaction,
 		 "sample transaction flags (special events only)"),
 	OPT_BOOL(0, "user-callchains", user_callchains, "collect user callchains"),
-	OPT_PERF_ONLY(0, "user-regs"),
+	{ 0, "user-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
+	  "sample selected machine registers in user space, use '--user-regs=?' to list register names",
+	  opt_user_regs, 0, 0 },
 	OPT_PERF_ONLY(0, "vmlinux"),
 };
 

@@ -243,6 +243,89 @@ static void test_tid_inherit(void **state)
 	assert_true(p->opts.no_inherit_set);
 }
 
+static void test_regs(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-I");
+	assert_ok(p);
+	/* every general register, and the XMM ones only where the PMU has them */
+	assert_int_equal(p->opts.sample_intr_regs & 0xffffffffULL, ALL_REGS);
+
+	PARSE(p, "-Iax,BX");
+	assert_ok(p);
+	assert_int_equal(p->opts.sample_intr_regs, 0x3);
+
+	PARSE(p, "--intr-regs=ip,sp");
+	assert_ok(p);
+	assert_int_equal(p->opts.sample_intr_regs, 0x180);
+
+	/* "-I ax": an optional value must be attached; "ax" is the command */
+	PARSE(p, "-I", "ax");
+	assert_ok(p);
+	assert_int_equal(p->opts.sample_intr_regs & 0xffffffffULL, ALL_REGS);
+	assert_int_equal(p->opts.argc, 1);
+
+	PARSE(p, "--user-regs");
+	assert_ok(p);
+	assert_int_equal(p->opts.sample_user_regs, ALL_REGS);
+
+	PARSE(p, "--user-regs=ip,sp");
+	assert_ok(p);
+	assert_int_equal(p->opts.sample_user_regs, 0x180);
+
+	PARSE(p, "--user-regs=R15,flags,r8");
+	assert_ok(p);
+	assert_int_equal(p->opts.sample_user_regs, (1ULL << 23) | (1ULL << 9) | (1ULL << 16));
+
+	PARSE(p, "-Iax", "--no-intr-regs");
+	assert_ok(p);
+	assert_int_equal(p->opts.sample_intr_regs, 0);
+}
+
+/* Run parse with stderr sent to a file; returns what was written. */
+static char *capture_stderr(struct parsed *p, const char *const *args)
+{
+	char path[] = "/tmp/test_options_sample.XXXXXX";
+	int tmp = mkstemp(path), saved;
+	static char buf[4096];
+	ssize_t n;
+
+	assert_true(tmp >= 0);
+	unlink(path);
+	fflush(stderr);
+	saved = dup(2);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(tmp, 2), 2);
+	parse_list(p, args);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	n = pread(tmp, buf, sizeof(buf) - 1, 0);
+	close(tmp);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* "-I?" and "--user-regs=?" list the registers (stderr, as perf) and stop as -h does. */
+static void test_regs_list(void **state)
+{
+	struct parsed *p = *state;
+	char *out;
+
+	out = capture_stderr(p, (const char *const[]){ "--user-regs=?", NULL });
+	assert_int_equal(p->ret, 1);
+	assert_string_equal(out, "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS "
+			    "R8 R9 R10 R11 R12 R13 R14 R15 \n");
+	out = capture_stderr(p, (const char *const[]){ "-I?", NULL });
+	assert_int_equal(p->ret, 1);
+	assert_non_null(strstr(out, "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS "
+			       "R8 R9 R10 R11 R12 R13 R14 R15 "));
+	out = capture_stderr(p, (const char *const[]){ "-Iax,?", NULL });
+	assert_int_equal(p->ret, 1);
+	assert_non_null(strstr(out, "available registers: AX "));
+}
+
 struct bad_case {
 	const char	*args[6];
 	const char	*needle;
@@ -251,6 +334,16 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ { "--all-user", "--all-kernel" }, "option '--all-kernel' cannot be used with '--all-user'" },
 	{ { "--all-kernel", "--all-user" }, "cannot be used with" },
+	{ { "-Ifoo" }, "unknown register \"foo\"; 'precord -I?' lists the registers" },
+	{ { "-Iax,foo" }, "unknown register \"foo\"" },
+	{ { "-Iax," }, "unknown register \"\"" },
+	{ { "--user-regs=foo" }, "unknown register \"foo\"; 'precord --user-regs=?' lists" },
+	{ { "--user-regs=" }, "unknown register \"\"" },
+	/* segment registers are not in perf's mask, XMM only for -I */
+	{ { "--user-regs=ds" }, "unknown register \"ds\"" },
+	{ { "--user-regs=xmm0" }, "unknown register \"xmm0\"" },
+	{ { "-Iax", "-Ibx" }, "-I/--intr-regs given twice" },
+	{ { "--user-regs=ax", "--user-regs=bx" }, "--user-regs given twice" },
 	{ { "--no-timestamp", "--threads" }, "--no-timestamp leaves nothing to merge" },
 	{ { "--no-timestamp", "--overwrite" }, "which --no-timestamp cannot have" },
 	{ { "--data=1" }, "'--data=1'" },
@@ -288,6 +381,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_period_and_timestamp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tid_inherit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regs_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
 

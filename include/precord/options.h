@@ -3,7 +3,8 @@
  * options.h — precord's command line, spelled and meaning what perf
  * record's does. Parsing only checks syntax and ranges; what depends on the
  * machine (events exist, CPUs online, pids alive, rate limits) is checked
- * when the recording is set up.
+ * when the recording is set up, save the XMM registers -I may name, which
+ * perf too asks the PMU about while parsing.
  */
 #ifndef PRECORD_OPTIONS_H
 #define PRECORD_OPTIONS_H

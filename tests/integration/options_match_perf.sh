@@ -102,6 +102,11 @@ done <<'LIST'
 --kernel-callchains -g
 --strict-freq
 --call-graph fp,5
+--call-graph dwarf --user-regs=ax
+-I
+-Iax,bx,ip
+--user-regs
+--user-regs=ip,sp
 -t SLEEPER -- sleep 0.2
 -t SLEEPER --inherit -- sleep 0.2
 -a -d -W -R --phys-data --data-page-size --code-page-size --transaction --sample-cpu
@@ -112,6 +117,7 @@ done <<'LIST'
 -a --call-graph fp,5 --kernel-callchains
 -a --call-graph dwarf
 -a -e sched:sched_switch -F 99 --no-timestamp --no-period
+-a -I --user-regs=ip,sp
 LIST
 [ $status = 0 ] || fail "attrs differ from perf's"
 
@@ -138,7 +144,12 @@ done <<'FIELDS'
 --phys-data phys_addr
 --data-page-size data_page_size
 --code-page-size code_page_size
+-I iregs
+--user-regs=ip,sp uregs
 FIELDS
+rec -e cpu-clock --user-regs=ip,sp -- "$MATMUL" -n 120
+script -F uregs | grep -q 'SP:0x.*IP:0x' || fail "--user-regs=ip,sp: no SP and IP in perf script"
+script -F uregs | grep -q 'AX:' && fail "--user-regs=ip,sp: registers not asked for"
 # -P / --no-period: the samples grow or shrink by the period's 8 bytes
 sample_size() { perf report -D -i "$P" 2>/dev/null | sed -n 's/.*\[\(0x[0-9a-f]*\)\]: PERF_RECORD_SAMPLE.*/\1/p' | head -1; }
 rec -e cpu-clock -c 100000 -- "$MATMUL" -n 120; without=$(sample_size)
@@ -216,5 +227,16 @@ refused() {	# WORDS ARGS...: both refuse; precord says WORDS
 refused "cannot be used with '--all-user'" --all-user --all-kernel -e cpu-clock -- true
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 refused 'maximum frequency rate' -e cpu-clock -F $((max * 2)) --strict-freq -- true
+refused 'unknown register "foo"' -e cpu-clock --user-regs=foo -- true
+# XMM registers: only where the PMU samples them, then both take them
+if perf record -B -q -o "$T/perf.data" -e cpu-clock -IXMM0 -- true >/dev/null 2>&1; then
+	same_attrs -e cpu-clock -IXMM0
+else
+	refused 'unknown register "XMM0"' -e cpu-clock -IXMM0 -- true
+fi
+"$PRECORD" --user-regs=? 2>"$T/err" >/dev/null
+perf record --user-regs=? 2>&1 | grep 'available registers' >"$T/perf-regs"
+grep -qxF "$(cat "$T/perf-regs")" "$T/err" || { cat "$T/err" "$T/perf-regs"; fail "--user-regs=?: not perf's list"; }
+note "--user-regs=? lists perf's registers"
 [ $status = 0 ] || fail "attrs differ from perf's"
 exit 0
