@@ -1003,7 +1003,7 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "off-cpu"),
 	OPT_BOOL(0, "overwrite", overwrite,
 		 "flight recorder: overwritable rings, written only at a snapshot and at exit"),
-	OPT_PERF_ONLY(0, "per-thread"),
+	OPT_BOOL(0, "per-thread", per_thread, "use per-thread mmaps"),
 	OPT_BOOL(0, "phys-data", sample_phys_addr, "record the sample physical addresses"),
 	OPT_VALUE(0, "proc-map-timeout", "<ms>", opt_proc_map_timeout,
 		  "per thread proc mmap processing timeout in ms (default 500)"),

@@ -145,6 +145,8 @@ static void test_flags(void **state)
 		  offsetof(struct record_opts, user_callchains) },
 		{ { "--kernel-callchains", "--kernel", "--ke" }, "--no-kernel-callchains",
 		  offsetof(struct record_opts, kernel_callchains) },
+		{ { "--per-thread", "--per-", "--per-t" }, "--no-per-thread",
+		  offsetof(struct record_opts, per_thread) },
 		{ { "--strict-freq", "--strict", "--stri" }, "--no-strict-freq",
 		  offsetof(struct record_opts, strict_freq) },
 	};
@@ -241,6 +243,48 @@ static void test_tid_inherit(void **state)
 	assert_ok(p);
 	assert_true(p->opts.no_inherit);
 	assert_true(p->opts.no_inherit_set);
+}
+
+/* --per-thread: per-thread rings with a task target; perf ignores it with -a and -C. */
+static void test_per_thread(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "--per-thread", "-p", "1");
+	assert_ok(p);
+	assert_true(record_opts__per_thread(&p->opts));
+	assert_false(record_opts__sample_time(&p->opts));	/* no TIME, as perf */
+
+	PARSE(p, "--per-thread", "-t", "1", "-T");
+	assert_ok(p);
+	assert_true(record_opts__per_thread(&p->opts));
+	assert_true(record_opts__sample_time(&p->opts));
+
+	PARSE(p, "--per-thread", "ls");
+	assert_ok(p);
+	assert_true(record_opts__per_thread(&p->opts));
+
+	PARSE(p, "--per-thread", "-a", "ls");
+	assert_ok(p);
+	assert_false(record_opts__per_thread(&p->opts));
+	assert_true(record_opts__sample_time(&p->opts));
+
+	PARSE(p, "--per-thread", "-C", "0", "ls");
+	assert_ok(p);
+	assert_false(record_opts__per_thread(&p->opts));
+
+	PARSE(p, "--per-thread");	/* no target, no command: system-wide */
+	assert_ok(p);
+	assert_false(record_opts__per_thread(&p->opts));
+
+	/* -p wins over -a: per thread again */
+	PARSE(p, "-q", "--per-thread", "-a", "-p", "1");
+	assert_ok(p);
+	assert_true(record_opts__per_thread(&p->opts));
+
+	/* one streaming thread: --no-threads is fine, nothing to refuse */
+	PARSE(p, "--per-thread", "--no-threads", "ls");
+	assert_ok(p);
 }
 
 static void test_regs(void **state)
@@ -344,6 +388,11 @@ static const struct bad_case bad_cases[] = {
 	{ { "--user-regs=xmm0" }, "unknown register \"xmm0\"" },
 	{ { "-Iax", "-Ibx" }, "-I/--intr-regs given twice" },
 	{ { "--user-regs=ax", "--user-regs=bx" }, "--user-regs given twice" },
+	{ { "--per-thread", "--threads=cpu", "ls" },
+	  "--per-thread option is mutually exclusive to parallel streaming mode" },
+	{ { "--per-thread", "--overwrite", "ls" }, "--overwrite needs the streaming threads' files" },
+	{ { "--per-thread", "--switch-output", "ls" }, "--switch-output needs" },
+	{ { "--per-thread", "--no-merge", "ls" }, "--no-merge needs" },
 	{ { "--no-timestamp", "--threads" }, "--no-timestamp leaves nothing to merge" },
 	{ { "--no-timestamp", "--overwrite" }, "which --no-timestamp cannot have" },
 	{ { "--data=1" }, "'--data=1'" },
@@ -381,6 +430,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_period_and_timestamp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tid_inherit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_per_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),

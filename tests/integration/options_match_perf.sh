@@ -107,8 +107,12 @@ done <<'LIST'
 -Iax,bx,ip
 --user-regs
 --user-regs=ip,sp
+--per-thread
+--per-thread -T
 -t SLEEPER -- sleep 0.2
 -t SLEEPER --inherit -- sleep 0.2
+-t SLEEPER --per-thread -- sleep 0.2
+-p SLEEPER --per-thread -s -- sleep 0.2
 -a -d -W -R --phys-data --data-page-size --code-page-size --transaction --sample-cpu
 -a -s -n --running-time -N --strict-freq -T
 -a -P -c 100000 --all-user
@@ -118,6 +122,8 @@ done <<'LIST'
 -a --call-graph dwarf
 -a -e sched:sched_switch -F 99 --no-timestamp --no-period
 -a -I --user-regs=ip,sp
+-a --per-thread
+-C 0 --per-thread
 LIST
 [ $status = 0 ] || fail "attrs differ from perf's"
 
@@ -150,6 +156,13 @@ FIELDS
 rec -e cpu-clock --user-regs=ip,sp -- "$MATMUL" -n 120
 script -F uregs | grep -q 'SP:0x.*IP:0x' || fail "--user-regs=ip,sp: no SP and IP in perf script"
 script -F uregs | grep -q 'AX:' && fail "--user-regs=ip,sp: registers not asked for"
+# without TIME, perf script refuses the field: --per-thread records none, as perf
+rec -e cpu-clock --per-thread -- "$MATMUL" -n 120
+script -F comm,time >/dev/null && fail "--per-thread: samples carry a time (perf's have none)"
+rec -e cpu-clock --per-thread -T -- "$MATMUL" -n 120
+script -F comm,time | grep -q '[0-9]\.[0-9]' || fail "--per-thread -T: no times"
+note "--per-thread: no times; with -T, times"
+
 # -P / --no-period: the samples grow or shrink by the period's 8 bytes
 sample_size() { perf report -D -i "$P" 2>/dev/null | sed -n 's/.*\[\(0x[0-9a-f]*\)\]: PERF_RECORD_SAMPLE.*/\1/p' | head -1; }
 rec -e cpu-clock -c 100000 -- "$MATMUL" -n 120; without=$(sample_size)
@@ -158,6 +171,20 @@ rec -e cpu-clock -c 100000 -P -- "$MATMUL" -n 120; with=$(sample_size)
 rec -e cpu-clock --no-period -- "$MATMUL" -n 120; [ $((with - $(sample_size))) = 8 ] ||
 	fail "--no-period: samples keep a period"
 note "-P adds the period to the samples, --no-period takes it away"
+
+# --per-thread: one ring per thread, no CPU-wide event (ID_INDEX: cpu -1, a tid each)
+"$MATMUL" -t 2 -n 600 -r 30 -q & W=$!
+sleep 0.3
+rec -e cpu-clock --per-thread -p $W -- sleep 0.3
+kill $W; wait $W 2>/dev/null
+perf report -D -i "$P" 2>/dev/null | grep -E '^ \.\.\. id: .* cpu: ' >"$T/idx"
+nthreads=$(wc -l <"$T/idx")
+[ "$nthreads" -ge 2 ] || { cat "$T/idx"; fail "--per-thread -p: $nthreads rings, want one per thread"; }
+grep -qv 'cpu: -1 ' "$T/idx" && { cat "$T/idx"; fail "--per-thread: a CPU-wide event"; }
+[ "$(awk '{print $9}' "$T/idx" | sort -u | wc -l)" = "$nthreads" ] ||
+	{ cat "$T/idx"; fail "--per-thread: not one ring per thread"; }
+[ "$(script -F tid | sort -u | wc -l)" -ge 2 ] || fail "--per-thread: samples of fewer than 2 threads"
+note "--per-thread -p: $nthreads rings, one per thread, samples from each"
 
 # -t TID: that thread alone, not the children it starts (perf turns inherit off)
 sh -c 'while :; do i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; /bin/true; done' & S=$!
@@ -227,6 +254,7 @@ refused() {	# WORDS ARGS...: both refuse; precord says WORDS
 refused "cannot be used with '--all-user'" --all-user --all-kernel -e cpu-clock -- true
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 refused 'maximum frequency rate' -e cpu-clock -F $((max * 2)) --strict-freq -- true
+refused 'mutually exclusive to parallel streaming mode' -e cpu-clock --per-thread --threads=cpu -- true
 refused 'unknown register "foo"' -e cpu-clock --user-regs=foo -- true
 # XMM registers: only where the PMU samples them, then both take them
 if perf record -B -q -o "$T/perf.data" -e cpu-clock -IXMM0 -- true >/dev/null 2>&1; then
