@@ -145,6 +145,10 @@ static void test_flags(void **state)
 		  offsetof(struct record_opts, user_callchains) },
 		{ { "--kernel-callchains", "--kernel", "--ke" }, "--no-kernel-callchains",
 		  offsetof(struct record_opts, kernel_callchains) },
+		{ { "--all-cgroups", "--all-cg", "--all-cgr" }, "--no-all-cgroups",
+		  offsetof(struct record_opts, record_cgroup) },
+		{ { "--namespaces", "--names", "--na" }, "--no-namespaces",
+		  offsetof(struct record_opts, record_namespaces) },
 		{ { "--per-thread", "--per-", "--per-t" }, "--no-per-thread",
 		  offsetof(struct record_opts, per_thread) },
 		{ { "--strict-freq", "--strict", "--stri" }, "--no-strict-freq",
@@ -370,6 +374,20 @@ static void test_regs_list(void **state)
 	assert_non_null(strstr(out, "available registers: AX "));
 }
 
+static void test_synth_cgroup(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "--synth=cgroup", "--all-cgroups");
+	assert_ok(p);
+	assert_int_equal(p->opts.synth, SYNTH_CGROUP);
+	assert_true(p->opts.record_cgroup);
+	PARSE(p, "--all-cgroups");
+	assert_ok(p);
+	assert_int_equal(p->opts.synth, SYNTH_ALL);
+	assert_true((p->opts.synth & SYNTH_CGROUP) != 0);
+}
+
 struct bad_case {
 	const char	*args[6];
 	const char	*needle;
@@ -433,6 +451,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_per_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_synth_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
 

@@ -100,6 +100,8 @@ done <<'LIST'
 --all-kernel
 --user-callchains -g
 --kernel-callchains -g
+--all-cgroups
+--namespaces
 --strict-freq
 --call-graph fp,5
 --call-graph dwarf --user-regs=ax
@@ -124,6 +126,7 @@ done <<'LIST'
 -a -I --user-regs=ip,sp
 -a --per-thread
 -C 0 --per-thread
+-a --all-cgroups --namespaces
 LIST
 [ $status = 0 ] || fail "attrs differ from perf's"
 
@@ -239,6 +242,35 @@ rec -e cpu-clock --call-graph fp -- "$MATMUL" -n 200
 d=$(depth)
 [ "$d3" -le 3 ] && [ "$d" -gt 3 ] || fail "--call-graph fp,3: $d3 frames at most ($d without a depth)"
 note "--call-graph fp,3: at most $d3 frames (up to $d without)"
+
+# --namespaces: NAMESPACES records, synthesized for the command and from the kernel
+rec -e cpu-clock --namespaces -- sh -c 'true'
+script --show-namespace-events >"$T/s"
+grep -q 'PERF_RECORD_NAMESPACES.*nr_namespaces: 7' "$T/s" || fail "--namespaces: no NAMESPACES records"
+rec -e cpu-clock --namespaces -a -- true
+[ "$(perf report -i "$P" --stats | awk '/NAMESPACES events/ {print $3}')" -gt 1 ] ||
+	fail "--namespaces -a: no NAMESPACES synthesized for the running tasks"
+note "--namespaces: NAMESPACES for the command and every running task"
+
+# --all-cgroups: samples name their cgroup, known from the CGROUP records
+CGROOT=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+if [ -n "$CGROOT" ] && mkdir "$CGROOT/precord-test-$$" 2>/dev/null; then
+	sh -c "echo \$\$ > $CGROOT/precord-test-$$/cgroup.procs && exec $MATMUL -n 400 -r 4 -q" &
+	W=$!
+	sleep 0.1
+	rec -e cpu-clock --all-cgroups -a -- sleep 0.3
+	wait $W
+	rmdir "$CGROOT/precord-test-$$"
+	perf report -i "$P" --sort cgroup --stdio 2>/dev/null | grep -q "/precord-test-$$" ||
+		{ perf report -i "$P" --sort cgroup --stdio; fail "--all-cgroups: no samples of the cgroup"; }
+	note "--all-cgroups: samples of /precord-test-$$ by name"
+	rec -e cpu-clock --all-cgroups --synth=cgroup -a -- true
+	perf report -D -i "$P" 2>/dev/null | grep -q '^0 0 0x.*PERF_RECORD_CGROUP' || fail "--synth=cgroup: no CGROUP"
+	perf report -D -i "$P" 2>/dev/null | grep -q '^0 0 0x.*PERF_RECORD_FORK' && fail "--synth=cgroup: tasks synthesized"
+	note "--synth=cgroup: the cgroups, not the tasks"
+else
+	note "--all-cgroups content: no cgroup2 mount to make a cgroup in"
+fi
 
 # ---- what cannot work: perf's words, a non-zero exit, no file ---------------
 
