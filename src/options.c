@@ -877,6 +877,30 @@ static int opt_user_regs(struct parse_ctx *ctx, const struct opt_def *def,
 	return parse_regs(ctx, def, arg, unset, false, &ctx->opts->sample_user_regs);
 }
 
+/*
+ * --filter: for the evsels of the last -e (perf's parse_filter(), which
+ * fails the same way without one); whether they take a filter is known
+ * once the events are parsed.
+ */
+static int opt_filter(struct parse_ctx *ctx, const struct opt_def *def,
+		      const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	struct record_filter *f;
+
+	if (!opts->nr_events)
+		return opt_error(ctx, -EINVAL,
+				 "--filter option should follow a -e tracepoint or HW tracer option");
+	f = realloc(opts->filters, (opts->nr_filters + 1) * sizeof(*f));
+	if (!f)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing --filter '%s'", arg);
+	f[opts->nr_filters].event = opts->nr_events - 1;
+	f[opts->nr_filters].filter = arg;
+	opts->filters = f;
+	opts->nr_filters++;
+	return 0;
+}
+
 static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
@@ -982,7 +1006,8 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "debuginfod"),
 	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
 	OPT_PERF_ONLY(0, "exclude-perf"),
-	OPT_PERF_ONLY(0, "filter"),
+	OPT_VALUE(0, "filter", "<filter>", opt_filter,
+		  "event filter, for the events of the -e before it"),
 	OPT_PERF_ONLY(0, "group"),
 	OPT_PERF_ONLY(0, "kcore"),
 	OPT_BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),

@@ -709,7 +709,7 @@ static int record__apply_filters(struct record *rec)
 		err = evsel__apply_filter(evsel);
 		if (err) {
 			fprintf(stderr, "precord: failed to set filter \"%s\" on event %s: %s; check "
-				"the filter against the event's format (perf list --details)\n",
+				"its syntax and the event's fields (tracefs events/SYSTEM/EVENT/format)\n",
 				evsel->filter, evsel->name, strerror(-err));
 			return err;
 		}

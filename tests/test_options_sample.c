@@ -374,6 +374,26 @@ static void test_regs_list(void **state)
 	assert_non_null(strstr(out, "available registers: AX "));
 }
 
+/* --filter belongs to the -e before it. */
+static void test_filter(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-e", "sched:sched_switch", "--filter", "prev_pid == 0",
+	      "-e", "cpu-clock", "-e", "raw_syscalls:*", "--filter=id == 1", "--filter", "id != 2");
+	assert_ok(p);
+	assert_int_equal(p->opts.nr_events, 3);
+	assert_int_equal(p->opts.nr_filters, 3);
+	assert_int_equal(p->opts.filters[0].event, 0);
+	assert_string_equal(p->opts.filters[0].filter, "prev_pid == 0");
+	assert_int_equal(p->opts.filters[1].event, 2);
+	assert_string_equal(p->opts.filters[1].filter, "id == 1");
+	assert_int_equal(p->opts.filters[2].event, 2);
+	assert_string_equal(p->opts.filters[2].filter, "id != 2");
+	/* the strings are the caller's argv */
+	assert_ptr_equal(p->opts.filters[0].filter, p->argv[4]);
+}
+
 static void test_synth_cgroup(void **state)
 {
 	struct parsed *p = *state;
@@ -394,6 +414,9 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
+	{ { "--filter", "x" }, "--filter option should follow a -e tracepoint or HW tracer option" },
+	{ { "--filter", "x", "-e", "cpu-clock" }, "should follow a -e" },
+	{ { "-e", "cpu-clock", "--filter" }, "'--filter' requires a value" },
 	{ { "--all-user", "--all-kernel" }, "option '--all-kernel' cannot be used with '--all-user'" },
 	{ { "--all-kernel", "--all-user" }, "cannot be used with" },
 	{ { "-Ifoo" }, "unknown register \"foo\"; 'precord -I?' lists the registers" },
@@ -451,6 +474,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_per_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_synth_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};

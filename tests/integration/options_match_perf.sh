@@ -10,6 +10,8 @@
 . "$(dirname "$0")/../lib.sh"
 ensure_tracefs
 [ -x "$MATMUL" ] || fail "no workload at $MATMUL (run make)"
+MARKER=${MARKER:-$TOP/build/tests/marker}
+[ -x "$MARKER" ] || fail "no marker workload at $MARKER (run make)"
 
 # ---- attrs, ids aside ------------------------------------------------------
 
@@ -272,6 +274,17 @@ else
 	note "--all-cgroups content: no cgroup2 mount to make a cgroup in"
 fi
 
+# --filter: a tracepoint filter drops what it filters, as perf's does
+nmarks=30
+rec -e raw_syscalls:sys_enter --filter 'id == 110' -- "$MARKER" $nmarks 1
+script >"$T/s"
+got=$(grep -c 'NR 110 ' "$T/s"); all=$(wc -l <"$T/s")
+perf record -B -q -o "$T/perf.data" -e raw_syscalls:sys_enter --filter 'id == 110' -- "$MARKER" $nmarks 1 2>/dev/null
+want=$(perf script -i "$T/perf.data" 2>/dev/null | grep -c 'NR 110 ')
+[ "$got" = "$all" ] || fail "--filter 'id == 110': $((all - got)) other system calls kept"
+[ "$got" = "$want" ] && [ "$got" -ge $nmarks ] || fail "--filter: $got getppid calls, perf $want"
+note "--filter 'id == 110': $got getppid calls and nothing else, as perf"
+
 # ---- what cannot work: perf's words, a non-zero exit, no file ---------------
 
 refused() {	# WORDS ARGS...: both refuse; precord says WORDS
@@ -283,6 +296,10 @@ refused() {	# WORDS ARGS...: both refuse; precord says WORDS
 	[ -e "$P" ] && fail "precord $*: left a file"
 	note "refused as perf: $* ($(head -1 "$T/err" | cut -c1-70))"
 }
+refused 'should follow a -e tracepoint' --filter x -e cpu-clock -- true
+refused 'does not support address filtering' -e cpu-clock --filter x -- true
+refused 'failed to set filter "bogus ==" on event sched:sched_switch' \
+	-e sched:sched_switch --filter 'bogus ==' -a -- true
 refused "cannot be used with '--all-user'" --all-user --all-kernel -e cpu-clock -- true
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 refused 'maximum frequency rate' -e cpu-clock -F $((max * 2)) --strict-freq -- true
