@@ -1385,13 +1385,35 @@ static void usage_line(const struct opt_def *def)
 		pos += printf("    ");
 	if (def->long_name)
 		pos += printf("--%s", def->long_name);
-	if (def->argname)
+	if (def->argname && def->arg == OPT_ARG_OPTIONAL)
+		pos += printf("[=%s]", def->argname);	/* a value only attached, as perf shows it */
+	else if (def->argname)
 		pos += printf(" %s", def->argname);
 	if (pos <= USAGE_OPTS_WIDTH) {
 		printf("%*s%s\n", USAGE_OPTS_WIDTH - pos + USAGE_GAP, "", def->help);
 	} else {
 		printf("\n%*s%s\n", USAGE_OPTS_WIDTH + USAGE_GAP, "", def->help);
 	}
+}
+
+/* The options perf record has and precord refuses, by name, wrapped to 80 columns. */
+static void usage_unsupported(void)
+{
+	char name[64];
+	int col = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(record_options); i++) {
+		if (!(record_options[i].flags & OPT_UNSUPPORTED))
+			continue;
+		opt_name(&record_options[i], name, sizeof(name));
+		if (col && col + 1 + (int)strlen(name) > 76) {
+			printf("\n");
+			col = 0;
+		}
+		col += printf("%s%s", col ? " " : "    ", name);
+	}
+	printf("\n");
 }
 
 void record_opts__usage(void)
@@ -1404,6 +1426,7 @@ void record_opts__usage(void)
 		if (!(record_options[i].flags & OPT_UNSUPPORTED))
 			usage_line(&record_options[i]);
 	}
-	printf("\n perf record options not listed here are not supported by precord yet.\n"
-	       " See precord(1) and perf-record(1).\n\n");
+	printf("\n perf record options precord refuses (not supported yet):\n");
+	usage_unsupported();
+	printf("\n See precord(1) and perf-record(1).\n\n");
 }

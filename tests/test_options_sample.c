@@ -331,28 +331,60 @@ static void test_regs(void **state)
 	assert_int_equal(p->opts.sample_intr_regs, 0);
 }
 
-/* Run parse with stderr sent to a file; returns what was written. */
-static char *capture_stderr(struct parsed *p, const char *const *args)
+/* Run parse with fd 1 or 2 sent to a file; returns what was written. */
+static char *capture(struct parsed *p, int fd, const char *const *args)
 {
 	char path[] = "/tmp/test_options_sample.XXXXXX";
 	int tmp = mkstemp(path), saved;
-	static char buf[4096];
+	static char buf[16384];
 	ssize_t n;
 
 	assert_true(tmp >= 0);
 	unlink(path);
-	fflush(stderr);
-	saved = dup(2);
+	fflush(fd == 1 ? stdout : stderr);
+	saved = dup(fd);
 	assert_true(saved >= 0);
-	assert_int_equal(dup2(tmp, 2), 2);
+	assert_int_equal(dup2(tmp, fd), fd);
 	parse_list(p, args);
-	fflush(stderr);
-	assert_int_equal(dup2(saved, 2), 2);
+	fflush(fd == 1 ? stdout : stderr);
+	assert_int_equal(dup2(saved, fd), fd);
 	close(saved);
 	n = pread(tmp, buf, sizeof(buf) - 1, 0);
 	close(tmp);
 	buf[n > 0 ? n : 0] = '\0';
 	return buf;
+}
+
+
+/*
+ * --help: the options precord takes, an optional value shown attached as
+ * perf shows it, then every perf record option precord refuses, by name.
+ */
+static void test_help(void **state)
+{
+	static const char *const lines[] = {
+		"    -d, --data            record the sample addresses\n",
+		"    -I, --intr-regs[=<any register>]\n",
+		"        --user-regs[=<any register>]\n",
+		"        --aio[=<n>]       ",
+		"        --per-thread      use per-thread mmaps\n",
+		"        --filter <filter>\n",
+		"        --synth <no|all|task|mmap|cgroup>\n",
+		"\n perf record options precord refuses (not supported yet):\n"
+		"    -b/--branch-any -G/--cgroup",
+		"--vmlinux\n",
+	};
+	struct parsed *p = *state;
+	char *out;
+	size_t i;
+
+	out = capture(p, 1, (const char *const[]){ "--help", NULL });
+	assert_int_equal(p->ret, 1);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (!strstr(out, lines[i]))
+			fail_msg("--help lacks \"%s\"", lines[i]);
+	/* a refused option is not listed as one precord takes */
+	assert_null(strstr(out, "    -b, --branch-any"));
 }
 
 /* "-I?" and "--user-regs=?" list the registers (stderr, as perf) and stop as -h does. */
@@ -361,15 +393,15 @@ static void test_regs_list(void **state)
 	struct parsed *p = *state;
 	char *out;
 
-	out = capture_stderr(p, (const char *const[]){ "--user-regs=?", NULL });
+	out = capture(p, 2, (const char *const[]){ "--user-regs=?", NULL });
 	assert_int_equal(p->ret, 1);
 	assert_string_equal(out, "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS "
 			    "R8 R9 R10 R11 R12 R13 R14 R15 \n");
-	out = capture_stderr(p, (const char *const[]){ "-I?", NULL });
+	out = capture(p, 2, (const char *const[]){ "-I?", NULL });
 	assert_int_equal(p->ret, 1);
 	assert_non_null(strstr(out, "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS "
 			       "R8 R9 R10 R11 R12 R13 R14 R15 "));
-	out = capture_stderr(p, (const char *const[]){ "-Iax,?", NULL });
+	out = capture(p, 2, (const char *const[]){ "-Iax,?", NULL });
 	assert_int_equal(p->ret, 1);
 	assert_non_null(strstr(out, "available registers: AX "));
 }
@@ -474,6 +506,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_per_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regs_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_synth_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),

@@ -315,5 +315,11 @@ fi
 perf record --user-regs=? 2>&1 | grep 'available registers' >"$T/perf-regs"
 grep -qxF "$(cat "$T/perf-regs")" "$T/err" || { cat "$T/err" "$T/perf-regs"; fail "--user-regs=?: not perf's list"; }
 note "--user-regs=? lists perf's registers"
+# --help names every option perf record's does (those precord refuses too)
+"$PRECORD" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/ours"
+perf record -h 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/perfs"
+comm -23 "$T/perfs" "$T/ours" >"$T/missing"
+[ -s "$T/missing" ] && fail "precord --help lacks $(tr '\n' ' ' <"$T/missing")"
+note "--help names every option of perf record -h"
 [ $status = 0 ] || fail "attrs differ from perf's"
 exit 0
