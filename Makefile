@@ -6,6 +6,7 @@
 #   make check-scale  the multi-node cases in guests of 8 to 252 vCPUs
 #   make demo       install missing packages, build, record bench/matmul
 #   make fuzz       build the libFuzzer targets (clang), fuzz each FUZZ_SECONDS
+#   make fuzz-coverage  the source lines the fuzz corpora reach
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined tests   (objects go to build/<sanitizer>/)
 #   V=1             show the commands
@@ -66,7 +67,7 @@ BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
-.PHONY: all deps check check-scale demo install clean benches tests tsan-tests fuzz fuzzers fuzz-targets
+.PHONY: all deps check check-scale demo install clean benches tests tsan-tests fuzz fuzzers fuzz-targets fuzz-coverage
 all: precord $(BENCHES) build/tests/marker build/tests/spin
 
 $(B)/libwq.a: $(WQ_OBJS)
@@ -157,6 +158,13 @@ fuzzers:
 # Fuzz each target FUZZ_SECONDS, one after the other, into build/fuzz/corpus/.
 fuzz: deps fuzzers
 	$(Q)tests/fuzz/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+# The line coverage the fuzz corpora reach (tests/fuzz/fuzz.sh coverage): the
+# targets again with clang's source-based coverage, in build/fuzzcov/.
+fuzz-coverage: deps
+	$(Q)$(MAKE) --no-print-directory CC=clang B=build/fuzzcov SANITIZE=fuzzer-no-link \
+		SAN_EXTRA="-fprofile-instr-generate -fcoverage-mapping" fuzz-targets
+	$(Q)tests/fuzz/fuzz.sh coverage $(FUZZ_NAMES)
 
 benches: $(BENCHES)
 

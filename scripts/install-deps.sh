@@ -6,9 +6,11 @@
 set -e
 # clang and its runtime (libFuzzer, the sanitizers) build the fuzz targets:
 # make check and make fuzz only. libclang-rt-dev is the runtime of the
-# default clang, whichever version that is (14 on Debian 12).
+# default clang, whichever version that is (14 on Debian 12). librsvg2-bin's
+# rsvg-convert renders the loss timeline in its test; tmux is the terminal
+# the status line's test runs in.
 PKGS="build-essential pkg-config libhwloc-dev libnuma-dev libzstd-dev libcmocka-dev linux-perf hwloc-nox
-      clang libclang-rt-dev"
+      clang libclang-rt-dev librsvg2-bin tmux"
 [ $# -gt 0 ] && PKGS="$*"
 missing=""
 for p in $PKGS; do

@@ -58,6 +58,7 @@
 #include "precord/control.h"
 #include "precord/output.h"
 #include "precord/pipe.h"
+#include "precord/status.h"
 #include "wq.h"
 
 #define EXIT_USAGE	129
@@ -136,6 +137,14 @@ struct record {
 	u64			synth_bytes;
 	bool			rate_warned;	/* the -F cap was said (once, not per event) */
 	bool			regs_warned;	/* dwarf with --user-regs was said */
+	struct status		status;		/* the live line on a terminal */
+	/*
+	 * The label of the closing lines perf record also prints (woken up,
+	 * captured and wrote, dump): "perf record" when run as `precord record`,
+	 * where those lines are perf's word for word, for the scripts that read
+	 * them; "precord" otherwise.
+	 */
+	const char		*tag;
 	int			full_argc;
 	const char		**full_argv;
 };
@@ -1477,6 +1486,34 @@ static void record__print_loss(struct record *rec)
 	loss_report__exit(&r);
 }
 
+/*
+ * "Captured and wrote": as perf record words it under perf's label (no
+ * sample count when there were none; -z adds the original size and the
+ * ratio), precord's own line otherwise.
+ */
+static void record__print_captured(struct record *rec, u64 samples)
+{
+	double mb = rec->device || rec->pipe ? (double)rec->writer.offset / 1048576.0 :
+		    file_mb(rec->path);
+	u64 in, out;
+
+	if (strcmp(rec->tag, "perf record")) {
+		fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+			mb, rec->path, (unsigned long long)samples);
+		return;
+	}
+	fprintf(stderr, "[ perf record: Captured and wrote %.3f MB %s", mb, rec->path);
+	if (samples)
+		fprintf(stderr, " (%llu samples)", (unsigned long long)samples);
+	if (rec->opts.comp_level) {
+		streams__comp_bytes(&rec->streams, &in, &out);
+		if (in && out)
+			fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+				(double)in / 1048576.0, (double)in / (double)out);
+	}
+	fprintf(stderr, " ]\n");
+}
+
 static void record__print_summary(struct record *rec)
 {
 	struct stream_stats *s = &rec->total;
@@ -1485,7 +1522,7 @@ static void record__print_summary(struct record *rec)
 		return;
 	if (rec->threaded || rec->one_thread)
 		record__print_threads(rec);
-	fprintf(stderr, "[ precord: Woken up %llu times to write data ]\n",
+	fprintf(stderr, "[ %s: Woken up %llu times to write data ]\n", rec->tag,
 		(unsigned long long)s->wakeups);
 	/*
 	 * An overwrite ring drops records only while it is paused for a
@@ -1515,11 +1552,7 @@ static void record__print_summary(struct record *rec)
 			rec->merged.parts > 1 && rec->merged.indexed == rec->merged.nr_files ?
 			", no walk: the threads' record index" : "",
 			rec->merged.given_back ? ", their pages reused as merged" : "");
-	fprintf(stderr, "[ precord: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		rec->device || rec->pipe ? (double)rec->writer.offset / 1048576.0 :
-		file_mb(rec->path),
-		rec->path, (unsigned long long)(rec->samples_counted ? rec->kept_samples :
-						s->samples));
+	record__print_captured(rec, rec->samples_counted ? rec->kept_samples : s->samples);
 	/* read back from the file: a stream cannot be */
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite && !rec->pipe)
 		record__print_loss(rec);
@@ -1874,7 +1907,7 @@ static void record__keep_output(struct record *rec, const char *path)
 	char **list;
 
 	if (!rec->opts.quiet)
-		fprintf(stderr, "[ precord: Dump %s ]\n", path);
+		fprintf(stderr, "[ %s: Dump %s ]\n", rec->tag, path);
 	if (max <= 0)
 		return;
 	list = realloc(rec->outputs, sizeof(*list) * (size_t)(rec->nr_outputs + 1));
@@ -1907,6 +1940,7 @@ static int record__switch(struct record *rec)
 	int err;
 
 	rec->switch_due = false;
+	status__clear(&rec->status);	/* the switch's messages start on a clean line */
 	snprintf(next, sizeof(next), "%s.next", rec->staging);
 	if (mkdir(next, 0700) < 0) {
 		err = -errno;
@@ -2045,6 +2079,7 @@ static bool record__control(struct record *rec)
 	int ret;
 
 	while ((ret = control__read(&rec->ctl, &msg)) > 0) {
+		status__clear(&rec->status);
 		record__control_cmd(rec, &msg);
 		if (control_cmd__is_acked(msg.cmd) && control__ack(&rec->ctl) && rec->opts.verbose)
 			fprintf(stderr, "precord: control: cannot write the ack\n");
@@ -2072,6 +2107,7 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	if (*enable_at && now >= *enable_at) {
 		evlist__enable(rec->evlist);
 		*enable_at = 0;
+		status__clear(&rec->status);
 		if (!rec->opts.quiet)
 			fprintf(stderr, "precord: events enabled after %d ms\n", rec->opts.delay_ms);
 	}
@@ -2091,12 +2127,35 @@ static int record__timers(struct record *rec, u64 *enable_at)
 	return timeout;
 }
 
+/* The status line, from the counters the streaming threads publish. */
+static void record__status(struct record *rec, u64 now)
+{
+	struct status_counts c = { 0 };
+	int i;
+
+	if (!rec->status.on)
+		return;
+	for (i = 0; i < rec->streams.nr; i++) {
+		struct stream_live live;
+
+		if (!rec->streams.s[i].nr_rings)
+			continue;
+		stream__read_live(&rec->streams.s[i], &live);
+		c.bytes += live.bytes;
+		c.samples += live.samples;
+		c.lost += live.lost;
+		c.threads++;
+	}
+	status__tick(&rec->status, now, &c);
+}
+
 /*
  * Wait until the workload ends, a signal comes, the stream threads stop,
  * or "stop" comes on the control channel; meanwhile start new output files
- * (--switch-output) and carry out control commands.
+ * (--switch-output), carry out control commands and, on a terminal, keep
+ * the status line.
  */
-static void record__wait(struct record *rec)
+static void record__wait_loop(struct record *rec)
 {
 	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_OUT, P_NR };
 	struct pollfd pfd[P_NR] = {
@@ -2112,8 +2171,10 @@ static void record__wait(struct record *rec)
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = record__timers(rec, &enable_at);
-		u64 v;
+		u64 v, now = now_ms();
 
+		record__status(rec, now);
+		timeout = status__timeout(&rec->status, now, timeout);
 		if (rec->write_error || rec->stop_requested)
 			return;
 		if (rec->wl.pid > 0 && workload__poll_exit(&rec->wl))
@@ -2144,6 +2205,13 @@ static void record__wait(struct record *rec)
 			return;
 		}
 	}
+}
+
+static void record__wait(struct record *rec)
+{
+	status__init(&rec->status, STDERR_FILENO, rec->opts.quiet, now_ms());
+	record__wait_loop(rec);
+	status__clear(&rec->status);
 }
 
 /*
@@ -2413,6 +2481,7 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		return EXIT_USAGE;
 	}
 	rec.path = rec.opts.output;
+	rec.tag = !strcmp(argv[0], "record") ? "perf record" : "precord";
 	/* per-thread rings, or records without times: one thread, one file, as perf */
 	rec.threaded = !rec.opts.no_threads && !record_opts__per_thread(&rec.opts) &&
 		       record_opts__sample_time(&rec.opts);

@@ -45,6 +45,7 @@
 
 #include "precord/report.h"
 #include "precord/compress.h"
+#include "precord/loss-svg.h"
 
 #define READ_CHUNK		(4u << 20)	/* bytes per read(); holds any record */
 #define LOSS_WINDOW_NS		10000000ULL	/* the windowed metric's 10 ms */
@@ -1161,6 +1162,7 @@ static int reader__dir(struct reader *rd, const char *dir)
 
 struct interval {
 	u64	start, end;
+	u64	lost;
 	int	cpu;
 };
 
@@ -1265,7 +1267,7 @@ static struct interval reader__interval(const struct reader *rd, const struct lo
 	u64 span = c->last_time - c->first_time;
 	u64 records = c->records + c->lost;
 	unsigned __int128 len = 0;
-	struct interval iv = { .end = l->time, .cpu = l->cpu };
+	struct interval iv = { .end = l->time, .lost = l->lost, .cpu = l->cpu };
 
 	if (!span)
 		span = r->elapsed_ns;
@@ -1280,6 +1282,28 @@ static int loss_cpu__cmp(const void *key, const void *elem)
 	int cpu = *(const int *)key, other = ((const struct loss_cpu *)elem)->cpu;
 
 	return (cpu > other) - (cpu < other);
+}
+
+/*
+ * Keep the loss intervals of one CPU, iv[0..nr) sorted by start, joined
+ * where they overlap, in r->intervals (room for every interval was made).
+ */
+static void report__keep_intervals(struct loss_report *r, const struct interval *iv, size_t nr)
+{
+	struct loss_interval *cur = NULL;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (cur && iv[i].start <= cur->end) {
+			if (iv[i].end > cur->end)
+				cur->end = iv[i].end;
+			cur->lost += iv[i].lost;
+			continue;
+		}
+		cur = &r->intervals[r->nr_intervals++];
+		*cur = (struct loss_interval){ .start = iv[i].start, .end = iv[i].end,
+					       .lost = iv[i].lost, .cpu = iv[i].cpu };
+	}
 }
 
 /* r->cpus is sorted by CPU (-1 first). */
@@ -1297,8 +1321,11 @@ static int reader__lost_time(struct reader *rd)
 	if (!rd->nr_lost)
 		return 0;
 	iv = malloc(sizeof(*iv) * rd->nr_lost);
-	if (!iv)
+	r->intervals = malloc(sizeof(*r->intervals) * rd->nr_lost);
+	if (!iv || !r->intervals) {
+		free(iv);
 		return -ENOMEM;
+	}
 	for (i = 0; i < rd->nr_lost; i++)
 		iv[i] = reader__interval(rd, &rd->lost[i], report__cpu(r, rd->lost[i].cpu));
 	qsort(iv, rd->nr_lost, sizeof(*iv), interval__cmp_cpu);
@@ -1306,6 +1333,7 @@ static int reader__lost_time(struct reader *rd)
 		for (j = i; j < rd->nr_lost && iv[j].cpu == iv[i].cpu; j++)
 			;
 		report__cpu(r, iv[i].cpu)->lost_time_ns = intervals__union(iv + i, j - i);
+		report__keep_intervals(r, iv + i, j - i);
 	}
 	qsort(iv, rd->nr_lost, sizeof(*iv), interval__cmp_start);
 	r->lost_time_ns = intervals__union(iv, rd->nr_lost);
@@ -1441,9 +1469,12 @@ void loss_report__exit(struct loss_report *r)
 		return;
 	free(r->path);
 	free(r->cpus);
+	free(r->intervals);
 	r->path = NULL;
 	r->cpus = NULL;
 	r->nr_cpus = 0;
+	r->intervals = NULL;
+	r->nr_intervals = 0;
 }
 
 /* ---- printing --------------------------------------------------------------- */
@@ -1526,18 +1557,40 @@ void loss_report__print(const struct loss_report *r, FILE *out)
 
 static int report__usage(FILE *out)
 {
-	fprintf(out, "\n usage: precord report --loss [FILE...]\n\n"
+	fprintf(out, "\n usage: precord report --loss [--svg OUT.svg] [FILE...]\n\n"
 		"    --loss            the account of loss of each FILE (default: perf.data):\n"
 		"                      samples, lost samples, LOST records and the data loss\n"
 		"                      metric, in all and per CPU (Documentation/loss.md)\n"
+		"    --svg OUT.svg     also draw when each CPU lost records (one FILE only)\n"
 		"    -i, --input FILE  a file or perf directory to read (same as FILE)\n\n");
 	return EXIT_USAGE;
 }
 
-static int report__one(const char *path, int *printed)
+/* The loss timeline of r into svg; 0 or 1 with the reason on stderr. */
+static int report__svg(const struct loss_report *r, const char *svg)
+{
+	FILE *out = fopen(svg, "w");
+	int err;
+
+	if (!out) {
+		fprintf(stderr, "precord: report: cannot create '%s': %s\n", svg, strerror(errno));
+		return 1;
+	}
+	err = loss_svg__write(r, out);
+	if (fclose(out) && !err)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "precord: report: writing '%s' failed: %s\n", svg, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+static int report__one(const char *path, const char *svg, int *printed)
 {
 	struct loss_report r;
 	char err[512];
+	int status = 0;
 
 	if (loss_report__read(path, &r, err, sizeof(err))) {
 		fflush(stdout);
@@ -1547,13 +1600,18 @@ static int report__one(const char *path, int *printed)
 	if ((*printed)++)
 		putchar('\n');
 	loss_report__print(&r, stdout);
+	if (svg) {
+		fflush(stdout);
+		status = report__svg(&r, svg);
+	}
 	loss_report__exit(&r);
-	return 0;
+	return status;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	const char **files = calloc((size_t)argc + 1, sizeof(*files));
+	const char *svg = NULL;
 	bool loss = false, opts_done = false;
 	int i, nr = 0, status = 0, printed = 0;
 
@@ -1579,6 +1637,15 @@ int cmd_report(int argc, char **argv)
 			files[nr++] = argv[i];
 		} else if (!strncmp(a, "--input=", 8)) {
 			files[nr++] = a + 8;
+		} else if (!strcmp(a, "--svg")) {
+			if (++i == argc) {
+				fprintf(stderr, "precord: report: option '%s' requires a value\n", a);
+				free(files);
+				return report__usage(stderr);
+			}
+			svg = argv[i];
+		} else if (!strncmp(a, "--svg=", 6)) {
+			svg = a + 6;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			free(files);
 			report__usage(stdout);
@@ -1595,10 +1662,16 @@ int cmd_report(int argc, char **argv)
 		free(files);
 		return report__usage(stderr);
 	}
+	if (svg && (!svg[0] || nr > 1)) {
+		fprintf(stderr, "precord: report: --svg takes a file name and draws one "
+			"recording: give one FILE\n");
+		free(files);
+		return report__usage(stderr);
+	}
 	if (!nr)
 		files[nr++] = "perf.data";
 	for (i = 0; i < nr; i++)
-		status |= report__one(files[i], &printed);
+		status |= report__one(files[i], svg, &printed);
 	free(files);
 	return status;
 }

@@ -173,6 +173,21 @@ static void stream__note_size(struct stream *s, bool always)
 		s->size_noted = size;
 }
 
+/* Relaxed: see struct stream_live; paired with stream__read_live()'s loads. */
+static void stream__publish(struct stream *s)
+{
+	__atomic_store_n(&s->live.bytes, s->stats.bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->live.samples, s->stats.samples, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->live.lost, s->stats.lost, __ATOMIC_RELAXED);
+}
+
+void stream__read_live(const struct stream *s, struct stream_live *out)
+{
+	out->bytes = __atomic_load_n(&s->live.bytes, __ATOMIC_RELAXED);
+	out->samples = __atomic_load_n(&s->live.samples, __ATOMIC_RELAXED);
+	out->lost = __atomic_load_n(&s->live.lost, __ATOMIC_RELAXED);
+}
+
 ssize_t stream__drain(struct stream *s)
 {
 	static const struct perf_event_header round = {
@@ -212,6 +227,7 @@ ssize_t stream__drain(struct stream *s)
 		}
 		s->stats.bytes += (u64)total;
 		s->stats.rounds++;
+		stream__publish(s);
 		stream__note_size(s, false);
 	}
 	return total;
@@ -275,6 +291,7 @@ static ssize_t stream__read_backward(struct stream *s)
 	}
 	s->stats.bytes += (u64)total;
 	s->stats.snapshots++;
+	stream__publish(s);
 	stream__count_shared(s, (u64)total);
 	return total;
 }

@@ -381,6 +381,14 @@ static void two_cpu_records(struct rbuf *b, u64 st)
  * Windows of 10 ms (10 of them, the last [90, 99] ms): LOST in windows 1, 4,
  * 5, 9 → 10 + 10 + 10 + 9 ms = 39 ms.
  */
+static void check_interval(const struct loss_interval *iv, int cpu, u64 start, u64 end, u64 lost)
+{
+	assert_int_equal(iv->cpu, cpu);
+	assert_int_equal(iv->start, T0 + start);
+	assert_int_equal(iv->end, T0 + end);
+	assert_int_equal(iv->lost, lost);
+}
+
 static void check_two_cpus(const struct loss_report *r)
 {
 	const struct loss_cpu *c0 = cpu_row(r, 0), *c1 = cpu_row(r, 1);
@@ -426,6 +434,13 @@ static void check_two_cpus(const struct loss_report *r)
 	assert_int_equal(r->untimed_lost_records, 0);
 	assert_int_equal(r->unknown_id, 0);
 	assert_int_equal(r->missing_bytes, 0);
+
+	/* The intervals, joined where they overlap on one CPU, by CPU then start. */
+	assert_int_equal(r->nr_intervals, 4);
+	check_interval(&r->intervals[0], 0, 41680673, 52 * MS, 15);
+	check_interval(&r->intervals[1], 0, 98168068, 99 * MS, 1);
+	check_interval(&r->intervals[2], 1, 0, 11 * MS, 100);
+	check_interval(&r->intervals[3], 1, 42121213, 45 * MS, 10);
 }
 
 static void test_two_cpus(void **state)
@@ -1361,6 +1376,63 @@ static void test_cmd_report(void **state)
 	rbuf__release(&b);
 }
 
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
+/*
+ * --svg: one row per CPU, one red rect per joined interval, placed on the
+ * plot (x 80 to 930 px over the 99 ms recording): CPU 0's [41.680673,
+ * 52] ms is x 437.9, 88.6 wide; its 0.83 ms at the end 7.1 wide; CPU 1's
+ * first interval starts at the left edge. The file name is escaped.
+ */
+static void test_cmd_report_svg(void **state)
+{
+	struct fixture *f = *state;
+	struct rbuf b = { 0 };
+	char out[128], errf[128], svg[128], data[128];
+	char *argv_svg[] = { "report", "--loss", "--svg", svg, data, NULL };
+	char *argv_two[] = { "report", "--loss", "--svg", svg, data, data, NULL };
+	char *argv_empty[] = { "report", "--loss", "--svg=", data, NULL };
+	char *text;
+
+	snprintf(out, sizeof(out), "%s/out", f->dir);
+	snprintf(errf, sizeof(errf), "%s/err", f->dir);
+	snprintf(svg, sizeof(svg), "%s/loss.svg", f->dir);
+	snprintf(data, sizeof(data), "%s/a<&>.data", f->dir);
+	fixture__evsel(f, 0, ST_CPU, 11, 12);
+	two_cpu_records(&b, ST_CPU);
+	write_perf_data(f, data, &b, true);
+
+	assert_int_equal(run_cmd(f, out, errf, 5, argv_svg), 0);
+	assert_string_equal(slurp(errf), "");
+	assert_non_null(strstr(slurp(out), ": 120 samples, 170 lost (58.62% of 290)"));
+	text = slurp(svg);
+	assert_true(!strncmp(text, "<?xml", 5));
+	assert_non_null(strstr(text, "</svg>\n"));
+	assert_non_null(strstr(text, "a&lt;&amp;&gt;.data</text>"));
+	assert_int_equal(count(text, ">cpu 0</text>"), 1);
+	assert_int_equal(count(text, ">cpu 1</text>"), 1);
+	assert_int_equal(count(text, "fill=\"#d62728\"><title>"), 4);
+	assert_non_null(strstr(text, "<rect x=\"437.9\" y=\"70.0\" width=\"88.6\" "
+				     "height=\"12.0\" fill=\"#d62728\"><title>cpu 0: 15 records "
+				     "lost between 0.041681 s and 0.052000 s</title></rect>"));
+	assert_non_null(strstr(text, "<rect x=\"922.9\" y=\"70.0\" width=\"7.1\""));
+	assert_non_null(strstr(text, "<rect x=\"80.0\" y=\"86.0\" width=\"94.4\""));
+	assert_non_null(strstr(text, "11.151 ms (11.26%)"));
+
+	/* One recording per drawing, and a name for it. */
+	assert_int_equal(run_cmd(f, out, errf, 6, argv_two), 129);
+	assert_non_null(strstr(slurp(errf), "--svg takes a file name and draws one recording"));
+	assert_int_equal(run_cmd(f, out, errf, 4, argv_empty), 129);
+	rbuf__release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1386,6 +1458,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_data_section, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ids_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_report_svg, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -269,6 +269,39 @@ static void test_switch_moves_files(void **state)
 }
 
 /*
+ * The live counters: read by another thread while the stream runs (under
+ * TSan: relaxed atomics on both sides), they follow every pass, and after
+ * the stop they are the thread's own counters.
+ */
+static void test_live_counters(void **state)
+{
+	struct fixture *x = *state;
+	struct stream_live live;
+	int waited;
+	u32 i;
+
+	fixture__start(x, false, NULL);
+	for (i = 0; i < 10; i++)
+		fake__put(&x->fwd, i);
+	for (waited = 0; waited < WAIT_MS; waited++) {
+		stream__read_live(&x->s, &live);
+		if (live.bytes == 10 * REC_SIZE)
+			break;
+		usleep(1000);
+	}
+	assert_int_equal(live.bytes, 10 * REC_SIZE);
+	for (i = 10; i < 15; i++)
+		fake__put(&x->fwd, i);
+	assert_int_equal(stream__stop(&x->s), 0);
+	stream__read_live(&x->s, &live);
+	assert_int_equal(live.bytes, 15 * REC_SIZE);
+	assert_int_equal(live.bytes, x->s.stats.bytes);
+	assert_int_equal(live.samples, x->s.stats.samples);
+	assert_int_equal(live.lost, x->s.stats.lost);
+	fixture__stop(x);
+}
+
+/*
  * A snapshot reads the overwrite ring oldest first into its file; the next
  * one only what was written since; the final stop reads it once more.
  */
@@ -527,6 +560,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_live_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_moves_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_reads_backward, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_file_holds_rings, setup, teardown),

@@ -23,6 +23,13 @@ struct loss_cpu {
 	int	nr_rings;	/* rings behind this row: 1, or the estimate for cpu -1 */
 };
 
+/* One CPU's stretch of lost time: overlapping loss intervals joined. */
+struct loss_interval {
+	u64	start, end;	/* ns, the records' clock */
+	u64	lost;		/* records the joined LOST records dropped */
+	int	cpu;		/* -1: records without a CPU */
+};
+
 struct loss_report {
 	char		*path;			/* added: what was read (owned) */
 	struct loss_cpu	*cpus;
@@ -48,6 +55,8 @@ struct loss_report {
 	u64		truncated_bytes;	/* a partial record at the end of a file */
 	bool		size_from_eof;		/* header data size 0: read to the end */
 	int		nr_files;		/* 1, or 1 + data.N of a directory */
+	struct loss_interval *intervals;	/* by CPU, then start; disjoint per CPU */
+	size_t		nr_intervals;
 };
 
 /* Read path (a perf.data file or directory) and fill r. 0 or -errno, message in err. */

@@ -33,6 +33,18 @@ struct stream_stats {
 	u64	last_time;
 };
 
+/*
+ * A streaming thread's counters as others may see them while it runs (the
+ * status line): the thread stores them after every pass that moved data,
+ * others load them at any time, both relaxed atomics. Each is a figure of
+ * its own: no ordering with anything else is needed, so none is given.
+ */
+struct stream_live {
+	u64	bytes;
+	u64	samples;
+	u64	lost;
+};
+
 /* What the main thread asks of a streaming thread (stream.cmd). */
 enum stream_cmd {
 	STREAM_CMD_NONE = 0,
@@ -157,6 +169,7 @@ struct stream {
 	int			error;		/* -errno that stopped streaming, 0 */
 	bool			all_hup;	/* every ring's fd hung up (monitored tasks gone) */
 	struct stream_stats	stats;
+	struct stream_live	live;		/* stats, published for others: see above */
 };
 
 int stream__init(struct stream *s, int idx, struct ringbuf **rings, int nr_rings,
@@ -172,6 +185,8 @@ int stream__stop(struct stream *s);
  */
 int stream__request_switch(struct stream *s, bool snapshot);
 void stream__exit(struct stream *s);	/* after stop; accepts an unstarted stream */
+/* The live counters of s, from any thread, at any time. */
+void stream__read_live(const struct stream *s, struct stream_live *out);
 
 /* One pass over the rings on the calling thread; returns bytes moved or -errno. */
 ssize_t stream__drain(struct stream *s);

@@ -8,6 +8,11 @@
 #                                other (make fuzz), into build/fuzz/corpus/NAME,
 #                                seeded from both; findings go to
 #                                build/fuzz/findings/NAME/
+#   fuzz.sh coverage NAME...     the source lines each NAME's inputs reach:
+#                                every input of build/fuzz/corpus/NAME and
+#                                tests/fuzz/{corpus,crashes}/NAME run once by
+#                                the coverage build (make fuzz-coverage) in
+#                                build/fuzzcov/, reported by llvm-cov
 #
 # Both run under the same resource limits, so that an input whose cost is
 # out of proportion to its size fails: a run over LIMIT_RSS_MB of memory, one
@@ -30,7 +35,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=32:detect
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1"
 
 usage() {
-	echo "usage: $0 replay NAME | run SECONDS NAME..." >&2
+	echo "usage: $0 replay NAME | run SECONDS NAME... | coverage NAME..." >&2
 	exit 2
 }
 
@@ -93,7 +98,34 @@ run() {	# seconds names...
 	return $status
 }
 
+# The line coverage of the project's sources (src/, workqueue/) reached by a
+# target's inputs; one row per file it reaches, then the total over them.
+coverage() {	# names...
+	local name bin prof dirs d
+	for name in "$@"; do
+		bin=build/fuzzcov/tests/fuzz/fuzz_$name
+		[ -x "$bin" ] || { echo "fuzz: $bin is not built: run 'make fuzz-coverage'" >&2; exit 1; }
+		prof=build/fuzzcov/prof/$name
+		rm -rf "$prof"; mkdir -p "$prof"
+		dirs=()
+		for d in "build/fuzz/corpus/$name" "tests/fuzz/corpus/$name" "tests/fuzz/crashes/$name"; do
+			[ -d "$d" ] && dirs+=("$d")
+		done
+		LLVM_PROFILE_FILE="$prof/%p.profraw" "$bin" $LIMITS -runs=0 "${dirs[@]}" \
+			>"$prof/run.log" 2>&1 || { echo "fuzz: $name failed on its corpus (see $prof/run.log)" >&2; exit 1; }
+		llvm-profdata merge -sparse -o "$prof/all.profdata" "$prof"/*.profraw || exit 1
+		echo "coverage of $name ($(find "${dirs[@]}" -type f | wc -l) inputs in ${dirs[*]}):"
+		llvm-cov report "$bin" -instr-profile="$prof/all.profdata" src workqueue |
+			awk '/^Filename/ { print "  " $0; next }
+			     /^-|^TOTAL/ { next }
+			     NF >= 13 && $9 != $8 { print "  " $0; lines += $8; missed += $9 }
+			     END { if (lines) printf "  lines reached in those files: %d of %d (%.1f%%)\n",
+					lines - missed, lines, 100 * (lines - missed) / lines }'
+	done
+}
+
 case $1 in
+coverage) [ $# -ge 2 ] || usage; shift; coverage "$@" ;;
 replay)	[ $# -eq 2 ] || usage; replay "$2" ;;
 run)	[ $# -ge 3 ] || usage; shift; run "$@" ;;
 *)	usage ;;

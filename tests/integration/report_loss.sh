@@ -110,6 +110,21 @@ check_against_perf perf-dir "$T/perf-dir.data"
 record_perf "$T/perf-z.data" -z
 check_against_perf perf-z "$T/perf-z.data"
 
+# --svg: the loss timeline of a recording with known loss opens (rsvg-convert
+# renders it) and draws a row per CPU row of the report and a red stretch for
+# each CPU that lost records.
+"$PRECORD" report --loss --svg "$T/loss.svg" "$T/perf-a.data" >"$T/svg.report" 2>"$T/svg.err" ||
+	{ cat "$T/svg.err"; fail "report --loss --svg failed"; }
+rsvg-convert -o "$T/loss.png" "$T/loss.svg" 2>"$T/rsvg.err" && [ -s "$T/loss.png" ] ||
+	{ cat "$T/rsvg.err"; fail "the loss timeline does not render"; }
+rows=$(grep -c '^\[ precord: \+-\?[0-9]\+ \+[0-9]\+ \+[0-9]\+ ' "$T/svg.report")
+lossy=$(awk '/^\[ precord: +-?[0-9]+ +[0-9]+ +[0-9]+ / && $5 > 0' "$T/svg.report" | wc -l)
+drawn=$(grep -c '>cpu [0-9]*</text>\|>no cpu</text>' "$T/loss.svg")
+red=$(grep -o '<title>cpu [0-9]*:' "$T/loss.svg" | sort -u | wc -l)
+note "svg: $drawn rows for $rows CPU rows, red on $red CPUs of the $lossy with LOST records"
+[ "$drawn" = "$rows" ] || fail "the timeline draws $drawn rows for $rows CPUs"
+[ "$red" = "$lossy" ] || fail "the timeline shows loss on $red CPUs where $lossy lost records"
+
 # Errors: one line each, exit non-zero, the good file still reported.
 echo "not a perf file" >"$T/junk"
 "$PRECORD" report --loss "$T/junk" "$T/nonexistent" "$T/perf.data" >"$T/out" 2>"$T/err" &&
