@@ -1410,14 +1410,22 @@ static u64 now_ms(void)
 	return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
 }
 
+/*
+ * Where a sample's time is, for the first and last sample times of the
+ * header: 0 (none) unless every event samples it, as a time read from an
+ * event without one would be another field (--no-timestamp keeps the
+ * tracepoints' times).
+ */
 static size_t sample_time_offset(const struct evlist *evlist)
 {
 	struct evsel *evsel = evlist__first(evlist);
 	u64 st = evsel->attr.sample_type;
 	size_t off = sizeof(struct perf_event_header);
+	int i;
 
-	if (!(st & PERF_SAMPLE_TIME))
-		return 0;
+	evlist__for_each_evsel(evlist, evsel, i)
+		if (!(evsel->attr.sample_type & PERF_SAMPLE_TIME))
+			return 0;
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		off += 8;
 	if (st & PERF_SAMPLE_IP)
