@@ -872,6 +872,51 @@ static bool evsel__exclude_kernel(struct evsel *evsel)
 }
 
 /*
+ * cycles where no PMU counts it: the cpu-clock timer instead, named from
+ * the attr as perf names it then ("cpu-clock", "cpu-clock:uH" for
+ * cycles:u), whatever the event was called (perf's evsel__fallback()).
+ */
+static bool evsel__fallback_cycles(struct evsel *evsel, int err)
+{
+	char suffix[24], *name;
+
+	if ((err != -ENOENT && err != -ENXIO && err != -ENODEV) ||
+	    evsel->attr.type != PERF_TYPE_HARDWARE || evsel->attr.config != PERF_COUNT_HW_CPU_CYCLES)
+		return false;
+	evsel->attr.type = PERF_TYPE_SOFTWARE;
+	evsel->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	evsel__mod_suffix(&evsel->attr, suffix, sizeof(suffix));
+	if (asprintf(&name, "cpu-clock%s", suffix) >= 0) {
+		free(evsel->name);
+		evsel->name = name;
+	}
+	return true;
+}
+
+/*
+ * ":W": a group the kernel refuses (EINVAL, EBADF on a member) is opened
+ * as separate events instead (perf's evlist__reset_weak_group()). perf
+ * 6.1 first tries dropping attr features for the EINVAL, which strips
+ * sample_id_all and more before it splits the group; here the split comes
+ * first.
+ */
+static bool evlist__split_weak_group(struct evlist *evlist, struct evsel *evsel, int err)
+{
+	struct evsel *leader = evsel->leader, *e;
+	int i;
+
+	if ((err != -EINVAL && err != -EBADF) || !leader || leader == evsel || !evsel->weak_group)
+		return false;
+	evlist__for_each_evsel(evlist, e, i) {
+		if (e->leader == leader) {
+			e->leader = e;
+			e->nr_members = 1;
+		}
+	}
+	return true;
+}
+
+/*
  * On the calling thread, after a failed open: change something and retry,
  * or not.  first_fd: the failing evsel had no descriptor open anywhere, so
  * an EINVAL is about its attr, not about one CPU or thread (perf asks for
@@ -885,6 +930,14 @@ static bool evlist__fallback(struct evlist *evlist, struct evlist_open_error *oe
 
 	if (!evsel)
 		return false;
+	if (evsel__fallback_cycles(evsel, err)) {
+		oerr->fallbacks |= EVLIST_FALLBACK_CYCLES;
+		return true;
+	}
+	if (evlist__split_weak_group(evlist, evsel, err)) {
+		oerr->fallbacks |= EVLIST_FALLBACK_WEAK_GROUP;
+		return true;
+	}
 	if (evsel__lower_precise(evsel)) {
 		oerr->fallbacks |= EVLIST_FALLBACK_PRECISE_IP;
 		return true;
@@ -1099,6 +1152,30 @@ int evlist__open(struct evlist *evlist)
 	return evlist__open_wq(evlist, evlist->wq, NULL);
 }
 
+/* perf's words for EOPNOTSUPP, the first that applies (evsel__open_strerror()). */
+static int evsel__opnotsupp_strerror(const struct evsel *evsel, char *buf, size_t size)
+{
+	const struct perf_event_attr *attr = &evsel->attr;
+
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return snprintf(buf, size, "%s: PMU Hardware or event type doesn't support branch "
+				"stack sampling.", evsel->name);
+	if (attr->aux_output)
+		return snprintf(buf, size, "%s: PMU Hardware doesn't support 'aux_output' feature",
+				evsel->name);
+	if (attr->sample_period)
+		return snprintf(buf, size, "%s: PMU Hardware doesn't support sampling/overflow-"
+				"interrupts. Try 'perf stat'", evsel->name);
+	if (attr->precise_ip)
+		return snprintf(buf, size, "'precise' request may not be supported. "
+				"Try removing 'p' modifier.");
+	if (attr->type == PERF_TYPE_HARDWARE)
+		return snprintf(buf, size, "No hardware sampling interrupt available.");
+	return snprintf(buf, size, "The sys_perf_event_open() syscall returned with %d (%s) for "
+			"event (%s). /bin/dmesg | grep -i perf may provide additional information.",
+			EOPNOTSUPP, strerror(EOPNOTSUPP), evsel->name);
+}
+
 int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size)
 {
 	const struct evsel *evsel = oerr->evsel;
@@ -1107,6 +1184,18 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 	if (!evsel)
 		return snprintf(buf, size, "cannot open the events: %s", strerror(-oerr->err));
 	switch (-oerr->err) {
+	case ENOENT:
+		return snprintf(buf, size, "The %s event is not supported. "
+				"'perf list' shows the events this machine has.", name);
+	case EOPNOTSUPP:
+		return evsel__opnotsupp_strerror(evsel, buf, size);
+	case EINVAL:
+		if (!evlist__cpu_wide(evsel->evlist))
+			return snprintf(buf, size, "Invalid event (%s) in per-thread mode, "
+					"enable system wide with '-a'.", name);
+		return snprintf(buf, size, "The sys_perf_event_open() syscall returned with %d (%s) "
+				"for event (%s). /bin/dmesg | grep -i perf may provide additional "
+				"information.", EINVAL, strerror(EINVAL), name);
 	case EACCES:
 	case EPERM:
 		if (evlist__has_perf_caps())
@@ -1122,12 +1211,10 @@ int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_
 	case ESRCH:
 		return snprintf(buf, size, "thread %d went away before '%s' could be opened on it; "
 				"check the -p/-t ids", oerr->tid, name);
-	case ENOENT:
 	case ENODEV:
-	case EOPNOTSUPP:
-		return snprintf(buf, size, "event '%s' is not supported on this machine%s; "
-				"'perf list' shows the events", name,
-				evsel->attr.type == PERF_TYPE_HARDWARE ? " (no hardware PMU)" : "");
+		return snprintf(buf, size, "event '%s' cannot be opened on CPU %d: %s; "
+				"'perf list' shows the events this machine has",
+				name, oerr->cpu.cpu, strerror(ENODEV));
 	default:
 		return snprintf(buf, size, "cannot open '%s' on CPU %d%s: %s", name, oerr->cpu.cpu,
 				oerr->tid > 0 ? " for that thread" : "", strerror(-oerr->err));

@@ -4,6 +4,9 @@
  *
  * Owns the attr, the name and the fds[cpu_idx][thread_idx] array of one
  * event, and the ids the kernel gives each fd (ids[] in the same order).
+ * A group member is opened with its leader's fd of the same slot as
+ * group_fd, so the leader's slot must be open first (evlist.c opens the
+ * evsels of a unit in evlist order, leaders first).
  *
  * Threads: evsel__new/delete/alloc_fds/close and every change to the attr
  * run on the thread that sets up the recording.  The *_cpu() functions are
@@ -33,6 +36,8 @@ struct evsel *evsel__new(const struct perf_event_attr *attr, const char *name)
 		return NULL;
 	evsel->attr = *attr;
 	evsel->attr.size = sizeof(evsel->attr);
+	evsel->leader = evsel;
+	evsel->nr_members = 1;
 	evsel->name = strdup(name ? name : "");
 	if (!evsel->name) {
 		free(evsel);
@@ -47,6 +52,7 @@ void evsel__delete(struct evsel *evsel)
 		return;
 	evsel__close(evsel);
 	free(evsel->name);
+	free(evsel->group_name);
 	free(evsel->tp_sys);
 	free(evsel->tp_name);
 	free(evsel->filter);
@@ -56,6 +62,40 @@ void evsel__delete(struct evsel *evsel)
 bool evsel__is_tracepoint(const struct evsel *evsel)
 {
 	return evsel->attr.type == PERF_TYPE_TRACEPOINT;
+}
+
+/*
+ * The levels first: "k", "u", "h" for each one counted when some are
+ * excluded; then "p"s; then "H"/"G" when the guest/host bits differ from
+ * what those modifiers imply (exclude_guest goes with u, k, h or p).
+ */
+void evsel__mod_suffix(const struct perf_event_attr *attr, char *buf, size_t size)
+{
+	bool guest_default = false;
+	char mods[16];
+	int n = 0;
+	u64 i;
+
+	if (attr->exclude_kernel || attr->exclude_user || attr->exclude_hv) {
+		if (!attr->exclude_kernel)
+			mods[n++] = 'k';
+		if (!attr->exclude_user)
+			mods[n++] = 'u';
+		if (!attr->exclude_hv)
+			mods[n++] = 'h';
+		guest_default = true;
+	}
+	for (i = 0; i < attr->precise_ip && i < 3; i++)
+		mods[n++] = 'p';
+	guest_default |= attr->precise_ip != 0;
+	if (attr->exclude_host || attr->exclude_guest == guest_default) {
+		if (!attr->exclude_host)
+			mods[n++] = 'H';
+		if (!attr->exclude_guest)
+			mods[n++] = 'G';
+	}
+	mods[n] = '\0';
+	snprintf(buf, size, "%s%s", n ? ":" : "", mods);
 }
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -88,14 +128,31 @@ int evsel__alloc_fds(struct evsel *evsel, int nr_cpus, int nr_threads)
 }
 
 static int evsel__sys_open(evsel_open_fn open_fn, void *ctx, struct perf_event_attr *attr,
-			   pid_t pid, int cpu)
+			   pid_t pid, int cpu, int group_fd)
 {
 	int fd;
 
 	if (open_fn)
-		return open_fn(ctx, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	fd = sys_perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		return open_fn(ctx, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	fd = sys_perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A member's group_fd: its leader's descriptor of the same slot, which the
+ * open of the leader (earlier in the evlist, so earlier in every unit)
+ * made. -EBADF when the leader has none there.
+ */
+static int evsel__group_fd(const struct evsel *evsel, int slot)
+{
+	const struct evsel *leader = evsel->leader;
+
+	if (!leader || leader == evsel)
+		return -1;
+	if (!leader->fds || leader->nr_threads != evsel->nr_threads ||
+	    slot >= leader->nr_cpus * leader->nr_threads || leader->fds[slot] < 0)
+		return -EBADF;
+	return leader->fds[slot];
 }
 
 int evsel__open_cpu(struct evsel *evsel, const struct cpu_map *cpus,
@@ -106,8 +163,10 @@ int evsel__open_cpu(struct evsel *evsel, const struct cpu_map *cpus,
 
 	for (t = thread_from; t < thread_to; t++) {
 		int slot = cpu_idx * evsel->nr_threads + t;
-		int fd = evsel__sys_open(open_fn, ctx, &evsel->attr, threads->map[t],
-					 cpus->map[cpu_idx].cpu);
+		int group_fd = evsel__group_fd(evsel, slot);
+		int fd = group_fd == -EBADF ? -EBADF :
+			 evsel__sys_open(open_fn, ctx, &evsel->attr, threads->map[t],
+					 cpus->map[cpu_idx].cpu, group_fd);
 
 		if (fd < 0)
 			goto out_fail;
@@ -276,10 +335,48 @@ int evsel__apply_filter(struct evsel *evsel)
 }
 
 /*
- * read() layout for read_format = ID | LOST without GROUP (the only layout
- * precord asks for, plus the optional time fields):
- *   u64 value; [u64 time_enabled]; [u64 time_running]; u64 id; u64 lost;
+ * read() layouts with PERF_FORMAT_LOST (the time fields optional):
+ *   alone:   u64 value; [u64 enabled]; [u64 running]; [u64 id]; u64 lost;
+ *   GROUP:   u64 nr; [u64 enabled]; [u64 running];
+ *            then nr times { u64 value; [u64 id]; u64 lost; }
+ * A read of any member of a group returns the whole group; this evsel's
+ * entry is the one with its id.
  */
+static int evsel__read_lost_group(struct evsel *evsel, int fd, u64 id, u64 *lost)
+{
+	u64 rf = evsel->attr.read_format, nr, *buf, *p;
+	size_t per = 2 + !!(rf & PERF_FORMAT_ID), head = 1, n, i;
+	int members = evsel->leader ? evsel->leader->nr_members : 1, err = -ENOENT;
+	ssize_t ret;
+
+	head += !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	n = head + per * (size_t)(members > 0 ? members : 1);
+	buf = calloc(n, sizeof(u64));
+	if (!buf)
+		return -ENOMEM;
+	ret = read(fd, buf, n * sizeof(u64));
+	if (ret < 0) {
+		err = -errno;
+		goto out;
+	}
+	nr = buf[0];
+	if ((size_t)ret < head * sizeof(u64) || nr > (n - head) / per ||
+	    (size_t)ret < (head + per * nr) * sizeof(u64)) {
+		err = -EIO;
+		goto out;
+	}
+	for (i = 0, p = buf + head; i < nr; i++, p += per) {
+		if (!(rf & PERF_FORMAT_ID) || p[1] == id) {
+			*lost = p[per - 1];
+			err = 0;
+			break;
+		}
+	}
+out:
+	free(buf);
+	return err;
+}
+
 int evsel__read_lost(struct evsel *evsel, int cpu_idx, int thread_idx, u64 *lost)
 {
 	u64 buf[8];
@@ -287,8 +384,14 @@ int evsel__read_lost(struct evsel *evsel, int cpu_idx, int thread_idx, u64 *lost
 	u64 rf = evsel->attr.read_format;
 	ssize_t ret;
 
-	if (!(rf & PERF_FORMAT_LOST) || (rf & PERF_FORMAT_GROUP))
+	if (!(rf & PERF_FORMAT_LOST))
 		return -EOPNOTSUPP;
+	if (fd < 0)
+		return -EBADF;
+	if (rf & PERF_FORMAT_GROUP)
+		return evsel__read_lost_group(evsel, fd,
+					      evsel->ids[cpu_idx * evsel->nr_threads + thread_idx],
+					      lost);
 	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
 		n++;
 	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)

@@ -26,8 +26,9 @@
  * whose source is missing (perf's write_*() returning an error) is simply
  * left out before anything is laid out. Strings are perf's: a u32 length,
  * then the bytes NUL-padded to a multiple of 64. VERSION holds
- * "precord <version>", so files say who wrote them. HEADER_BUILD_ID,
- * BPF_PROG_INFO, BPF_BTF, GROUP_DESC, HYBRID_TOPOLOGY, AUXTRACE, STAT,
+ * "precord <version>", so files say who wrote them. GROUP_DESC is written
+ * when the evlist has a group of two or more events. HEADER_BUILD_ID,
+ * BPF_PROG_INFO, BPF_BTF, HYBRID_TOPOLOGY, AUXTRACE, STAT,
  * BRANCH_STACK and DIR_FORMAT are not produced here (see header.h for
  * BUILD_ID).
  *
@@ -474,6 +475,42 @@ static int feat__event_desc(struct fbuf *b, const struct feat_ctx *ctx)
 		fbuf__put(b, evsel->ids, sizeof(u64) * (size_t)evsel->nr_ids);
 	}
 	return b->err;
+}
+
+/* Leaders of groups of more than one event (perf's evlist nr_groups). */
+static int evlist__nr_groups(struct evlist *evlist)
+{
+	struct evsel *evsel;
+	int i, n = 0;
+
+	evlist__for_each_evsel(evlist, evsel, i)
+		n += evsel__is_group_leader(evsel) && evsel->nr_members > 1;
+	return n;
+}
+
+/*
+ * perf's write_group_desc(): the number of groups, then for each its name
+ * ("{anon_group}" when it has none), its leader's index and its size.
+ */
+static int feat__group_desc(struct fbuf *b, const struct feat_ctx *ctx)
+{
+	struct evsel *evsel;
+	int i;
+
+	fbuf__u32(b, (u32)evlist__nr_groups(ctx->evlist));
+	evlist__for_each_evsel(ctx->evlist, evsel, i) {
+		if (!evsel__is_group_leader(evsel) || evsel->nr_members < 2)
+			continue;
+		fbuf__string(b, evsel->group_name ? evsel->group_name : "{anon_group}");
+		fbuf__u32(b, (u32)evsel->idx);
+		fbuf__u32(b, (u32)evsel->nr_members);
+	}
+	return b->err;
+}
+
+static bool want__group_desc(const struct feat_ctx *ctx)
+{
+	return evlist__nr_groups(ctx->evlist) > 0;
 }
 
 /*
@@ -1047,6 +1084,7 @@ static const struct feat_op feat_ops[] = {
 	{ HEADER_CPU_TOPOLOGY,	NULL,			feat__cpu_topology },
 	{ HEADER_NUMA_TOPOLOGY,	NULL,			feat__numa_topology },
 	{ HEADER_PMU_MAPPINGS,	NULL,			feat__pmu_mappings },
+	{ HEADER_GROUP_DESC,	want__group_desc,	feat__group_desc },
 	{ HEADER_CACHE,		want__host_only,	feat__cache },
 	{ HEADER_SAMPLE_TIME,	NULL,			feat__sample_time },
 	{ HEADER_MEM_TOPOLOGY,	want__host_only,	feat__mem_topology },

@@ -1008,7 +1008,7 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "exclude-perf"),
 	OPT_VALUE(0, "filter", "<filter>", opt_filter,
 		  "event filter, for the events of the -e before it"),
-	OPT_PERF_ONLY(0, "group"),
+	OPT_BOOL(0, "group", group, "put the counters into a counter group"),
 	OPT_PERF_ONLY(0, "kcore"),
 	OPT_BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),
 	OPT_PERF_ONLY(0, "max-size"),

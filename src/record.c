@@ -379,36 +379,57 @@ static u16 record__max_stack(const struct record_opts *o)
 	       (u16)o->max_stack : 0;
 }
 
-/* Call graphs, as perf's __evsel__config_callchain(): on every event, the dummy too. */
-static void record__config_callchain(struct record *rec, struct perf_event_attr *attr)
+/*
+ * Call chains for one event (perf's __evsel__config_callchain()): fp, dwarf
+ * (user registers and stack, the address and data source with it), lbr
+ * (the branch stack's call stack; frame pointers when user space is not
+ * sampled), and --kernel-callchains/--user-callchains for each. With
+ * --user-regs, dwarf adds only what unwinding needs (IP, SP), with perf's
+ * warning. track: the event that carries the side-band, whose mmap_data
+ * dwarf needs.
+ */
+static void record__config_callchain(struct record *rec, struct perf_event_attr *attr,
+				     const char *mode, u32 dump_size, u64 max_stack, bool track)
 {
 	struct record_opts *o = &rec->opts;
 
 	attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	attr->sample_max_stack = record__max_stack(o);
+	attr->sample_max_stack = (u16)max_stack;
 	if (o->kernel_callchains)
 		attr->exclude_callchain_user = 1;
 	if (o->user_callchains)
 		attr->exclude_callchain_kernel = 1;
-	if (o->callgraph != CALLGRAPH_DWARF)
+	if (!strcmp(mode, "lbr") && !attr->exclude_user) {
+		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		attr->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+					   PERF_SAMPLE_BRANCH_NO_CYCLES |
+					   PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_HW_INDEX;
+	}
+	if (strcmp(mode, "dwarf"))
 		return;
-	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	/* with --user-regs, perf adds only what unwinding needs (IP, SP), with a warning */
+	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+			     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	if (o->sample_user_regs && !rec->regs_warned && !o->quiet)
 		fprintf(stderr, "precord: warning: --call-graph dwarf may need all the user "
 			"registers; with --user-regs only IP and SP are added to them, so unwinding "
 			"may be unreliable\n");
 	rec->regs_warned = true;
 	attr->sample_regs_user |= o->sample_user_regs ? DWARF_MINIMAL_REGS : DWARF_REGS_MASK_X86_64;
-	attr->sample_stack_user = o->dwarf_stack_size;
+	attr->sample_stack_user = dump_size;
 	attr->exclude_callchain_user = 1;
+	attr->mmap_data = track;
 }
 
-/* What samples carry beyond the defaults: perf's evsel__config() for each option. */
-static void record__config_sample(struct record *rec, struct evsel *evsel, bool dummy)
+/*
+ * What samples carry beyond the defaults: perf's evsel__config() for each
+ * option. Call chains go on every event, perf 6.1's dummy too; registers
+ * on none of the dummies (perf's evsel__is_dummy_event()).
+ */
+static void record__config_sample(struct record *rec, struct evsel *evsel, bool track)
 {
 	struct record_opts *o = &rec->opts;
 	struct perf_event_attr *attr = &evsel->attr;
+	bool dummy = attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY;
 
 	if (o->no_samples)
 		attr->sample_period = 0;	/* sample_freq too: one union */
@@ -420,8 +441,8 @@ static void record__config_sample(struct record *rec, struct evsel *evsel, bool 
 	if (record__sample_address(o))
 		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	if (o->callgraph != CALLGRAPH_NONE)
-		record__config_callchain(rec, attr);
-	/* the dummy carries no registers */
+		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" : "fp",
+					 o->dwarf_stack_size, record__max_stack(o), track);
 	if (o->sample_intr_regs && !dummy) {
 		attr->sample_regs_intr = o->sample_intr_regs;
 		attr->sample_type |= PERF_SAMPLE_REGS_INTR;
@@ -452,18 +473,101 @@ static void record__config_sample(struct record *rec, struct evsel *evsel, bool 
 }
 
 /*
+ * The event's own call-graph terms replace the command line's (perf's
+ * evsel__apply_config_terms(): call-graph=, stack-size=, max-stack=, which
+ * alone means frame pointers). "no" turns call chains off for it.
+ */
+static void record__config_callgraph_terms(struct record *rec, struct evsel *evsel, bool track)
+{
+	const struct evsel_terms *t = &evsel->terms;
+	struct perf_event_attr *attr = &evsel->attr;
+	const char *mode = NULL;
+	u32 dump_size = 8192;
+
+	if (!(t->set & (EVSEL_TERM_CALLGRAPH | EVSEL_TERM_STACK_SIZE | EVSEL_TERM_MAX_STACK)) ||
+	    (!(t->set & (EVSEL_TERM_CALLGRAPH | EVSEL_TERM_STACK_SIZE)) && !t->max_stack))
+		return;
+	if (t->set & EVSEL_TERM_CALLGRAPH)
+		mode = t->callgraph;
+	else if (t->max_stack)
+		mode = "fp";
+	if (mode && strcmp(mode, "fp") && strcmp(mode, "dwarf") && strcmp(mode, "lbr") &&
+	    strcmp(mode, "no")) {
+		fprintf(stderr, "precord: warning: per-event call-graph '%s' of %s is not fp, dwarf, "
+			"lbr or no; the command line's call graph applies to it\n", mode, evsel->name);
+		return;
+	}
+	if ((t->set & EVSEL_TERM_STACK_SIZE) && t->stack_size)
+		dump_size = (u32)((t->stack_size + 7) & ~7ULL);
+	/* The command line's call chain is taken off first (perf's evsel__reset_callgraph()). */
+	if (rec->opts.callgraph != CALLGRAPH_NONE) {
+		attr->sample_type &= ~(u64)PERF_SAMPLE_CALLCHAIN;
+		if (rec->opts.callgraph == CALLGRAPH_DWARF)
+			attr->sample_type &= ~(u64)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	}
+	if (mode && strcmp(mode, "no"))
+		record__config_callchain(rec, attr, mode, dump_size, t->max_stack, track);
+}
+
+/* perf's evsel__apply_config_terms(): the event's terms over the options. */
+static void record__config_terms(struct record *rec, struct evsel *evsel, bool track)
+{
+	const struct evsel_terms *t = &evsel->terms;
+	struct perf_event_attr *attr = &evsel->attr;
+	struct record_opts *o = &rec->opts;
+
+	if ((t->set & EVSEL_TERM_PERIOD) && !((t->weak & EVSEL_TERM_PERIOD) && o->count)) {
+		attr->sample_period = t->period;
+		attr->freq = 0;
+		attr->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
+	}
+	if ((t->set & EVSEL_TERM_FREQ) && !((t->weak & EVSEL_TERM_FREQ) && o->freq_set)) {
+		attr->sample_freq = t->freq;
+		attr->freq = 1;
+		attr->sample_type |= PERF_SAMPLE_PERIOD;
+	}
+	if (t->set & EVSEL_TERM_TIME) {
+		if (t->time)
+			attr->sample_type |= PERF_SAMPLE_TIME;
+		else
+			attr->sample_type &= ~(u64)PERF_SAMPLE_TIME;
+	}
+	if (t->set & EVSEL_TERM_BRANCH) {
+		if (strcmp(t->branch, "no")) {
+			u64 mode = attr->branch_sample_type;
+
+			attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+			if (!parse_events__branch_str(t->branch, &mode))
+				attr->branch_sample_type = mode;
+		} else {
+			attr->sample_type &= ~(u64)PERF_SAMPLE_BRANCH_STACK;
+		}
+	}
+	if (t->set & EVSEL_TERM_INHERIT)
+		attr->inherit = t->inherit;
+	if (t->set & EVSEL_TERM_OVERWRITE)
+		attr->write_backward = t->overwrite;
+	if (t->set & EVSEL_TERM_AUX_OUTPUT)
+		attr->aux_output = t->aux_output;
+	record__config_callgraph_terms(rec, evsel, track);
+}
+
+/*
  * One evsel's attr, as perf record sets it (evsel__config), plus what precord
  * forces on purpose: sample_id_all, IDENTIFIER on every event, read_format
  * ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap). TIME is
- * perf's choice (record_opts__sample_time()).
+ * perf's choice (record_opts__sample_time()). Group members are neither
+ * disabled nor enabled on exec: their leader is. track: this evsel carries
+ * the side-band; own_dummy: it is the dummy record adds for that, which
+ * with --overwrite stays in a forward ring of its own.
  */
-static int record__config_evsel(struct record *rec, struct evsel *evsel)
+static int record__config_evsel(struct record *rec, struct evsel *evsel, bool track,
+				bool own_dummy)
 {
 	struct record_opts *o = &rec->opts;
 	struct perf_event_attr *attr = &evsel->attr;
 	bool tp = evsel__is_tracepoint(evsel);
-	bool dummy = attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY;
-	bool per_thread = record_opts__per_thread(o);
+	bool leader = evsel__is_group_leader(evsel);
 	int err;
 
 	attr->size = sizeof(*attr);
@@ -472,39 +576,48 @@ static int record__config_evsel(struct record *rec, struct evsel *evsel)
 		attr->sample_type |= PERF_SAMPLE_TIME;
 	attr->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	attr->sample_id_all = 1;
-	attr->disabled = 1;
+	attr->disabled = leader;
 	/* per-thread rings: perf's evlist__config() turns inheritance off */
-	attr->inherit = !o->no_inherit && !per_thread;
+	attr->inherit = !o->no_inherit && !record_opts__per_thread(o);
+	if (evsel->sample_read) {
+		/* ":S": the counts ride in the samples; the whole group's when there is one */
+		attr->sample_type |= PERF_SAMPLE_READ | PERF_SAMPLE_ID;
+		if (evsel->leader->nr_members > 1) {
+			attr->read_format |= PERF_FORMAT_GROUP;
+			attr->inherit = 0;
+		}
+	}
 
-	/* perf's tracepoint sample type, set when the event is parsed */
-	if (tp)
+	/* perf's tracepoint sample type and period, set when the event is parsed */
+	if (tp) {
 		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 				     PERF_SAMPLE_PERIOD;
-	/*
-	 * Tracepoints and the dummy sample every event, unless -F or -c was
-	 * given: then, as perf's evsel__config(), every event takes that rate.
-	 */
-	if (tp || dummy) {
 		attr->sample_period = 1;
 		attr->freq = 0;
 	}
-	if ((!tp && !dummy) || o->freq_set || o->count) {
+	/*
+	 * A period the event came with (a tracepoint's, the dummy's, a
+	 * breakpoint's 1) stays unless -c or -F: then, as perf's
+	 * evsel__config(), every event takes that rate.
+	 */
+	if (!attr->sample_period || o->count || o->freq_set) {
 		err = record__config_rate(rec, attr);
 		if (err)
 			return err;
 	}
-	record__config_sample(rec, evsel, dummy);
+	record__config_sample(rec, evsel, track);
 
 	if (o->clockid_set) {
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
 	}
-	/* --overwrite: every event but the tracking dummy writes backward. */
-	if (o->overwrite && !dummy)
+	if (o->overwrite && !own_dummy)
 		attr->write_backward = 1;
 	/* Forked workload, per task: enabled by the exec itself. */
-	if (!rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
+	if (leader && !rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
 		attr->enable_on_exec = 1;
+	if (evsel->precise_max)
+		attr->precise_ip = 3;
 	if (o->all_user) {
 		attr->exclude_kernel = 1;
 		attr->exclude_user = 0;
@@ -513,12 +626,49 @@ static int record__config_evsel(struct record *rec, struct evsel *evsel)
 		attr->exclude_kernel = 0;
 		attr->exclude_user = 1;
 	}
-	/* -P/--no-period win over everything else */
+	record__config_terms(rec, evsel, track);
+	/* -P/--no-period win over everything else, the terms too */
 	if (o->period_set && o->period)
 		attr->sample_type |= PERF_SAMPLE_PERIOD;
 	else if (o->period_set)
 		attr->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
 	return 0;
+}
+
+/*
+ * ":S" on a group leader: the members' counts come with the leader's
+ * samples, so they take no samples of their own (unless a period= or
+ * freq= term says otherwise) and carry the leader's sample_type (perf's
+ * evsel__config_leader_sampling()).
+ */
+static void record__config_leader_sampling(struct evsel *evsel)
+{
+	struct perf_event_attr *attr = &evsel->attr;
+	const struct evsel *leader = evsel->leader;
+
+	if (!leader->sample_read || leader == evsel)
+		return;
+	if (!(evsel->terms.set & (EVSEL_TERM_PERIOD | EVSEL_TERM_FREQ))) {
+		attr->freq = 0;
+		attr->sample_freq = 0;
+		attr->sample_period = 0;
+	}
+	if (!(evsel->terms.set & EVSEL_TERM_OVERWRITE))
+		attr->write_backward = 0;
+	attr->sample_type = leader->attr.sample_type;
+}
+
+/* --group: every event (the side-band dummy too) in one group led by the first. */
+static void record__set_leader(struct evlist *evlist)
+{
+	struct evsel *leader = evlist__first(evlist), *evsel;
+	int i;
+
+	if (!leader)
+		return;
+	evlist__for_each_evsel(evlist, evsel, i)
+		evsel->leader = leader;
+	leader->nr_members = evlist->nr_entries;
 }
 
 static void record__config_tracking(struct record *rec, struct evsel *evsel)
@@ -550,7 +700,7 @@ static void record__name_dummy(struct evsel *evsel)
 	char name[32], suffix[24];
 	char *dup;
 
-	parse_events__modifier_suffix(&evsel->attr, suffix, sizeof(suffix));
+	evsel__mod_suffix(&evsel->attr, suffix, sizeof(suffix));
 	snprintf(name, sizeof(name), "dummy%s", suffix);
 	dup = strdup(name);
 	if (!dup)
@@ -568,9 +718,12 @@ static void record__name_dummy(struct evsel *evsel)
  */
 static int record__config(struct record *rec)
 {
+	struct evsel *evsel, *tracking, *first = evlist__first(rec->evlist);
+	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
+	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
+			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
 	/* --overwrite: tracking records must not be overwritten with the samples. */
-	bool own_tracking = rec->system_wide || rec->opts.overwrite;
-	struct evsel *evsel;
+	bool own_tracking = (rec->system_wide && !first_dummy) || rec->opts.overwrite;
 	int i;
 
 	if (own_tracking) {
@@ -578,6 +731,7 @@ static int record__config(struct record *rec)
 			.type = PERF_TYPE_SOFTWARE,
 			.config = PERF_COUNT_SW_DUMMY,
 			.exclude_guest = 0,
+			.sample_period = 1,
 		};
 
 		evsel = evsel__new(&attr, "dummy:HG");
@@ -586,11 +740,33 @@ static int record__config(struct record *rec)
 			return -ENOMEM;
 		}
 	}
+	if (rec->opts.group)
+		record__set_leader(rec->evlist);
+	tracking = own_tracking ? rec->evlist->entries[rec->evlist->nr_entries - 1]
+				: evlist__first(rec->evlist);
 	evlist__for_each_evsel(rec->evlist, evsel, i) {
-		int err = record__config_evsel(rec, evsel);
+		int err = record__config_evsel(rec, evsel, evsel == tracking,
+					       own_tracking && evsel == tracking);
 
 		if (err)
 			return err;
+	}
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		record__config_leader_sampling(evsel);
+	/*
+	 * An overwrite term: that event's rings are backward ones, read as
+	 * --overwrite's are, at a snapshot and at the end.
+	 */
+	if (evlist__has_backward(rec->evlist))
+		rec->opts.overwrite = true;
+	/* perf: aux-sample-size= needs an AUX area event, and precord records none. */
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		if (evsel->terms.set & EVSEL_TERM_AUX_SAMPLE_SIZE) {
+			fprintf(stderr, "precord: No AUX area event to sample (%s asks for "
+				"aux-sample-size=, and precord records no AUX area events)\n",
+				evsel->name);
+			return -EINVAL;
+		}
 	}
 	if (own_tracking) {
 		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
@@ -599,7 +775,11 @@ static int record__config(struct record *rec)
 		evsel->attr.enable_on_exec = 0;
 		record__name_dummy(evsel);
 	} else {
-		record__config_tracking(rec, evlist__first(rec->evlist));
+		record__config_tracking(rec, first);
+		if (rec->system_wide) {	/* the given dummy, on from the start as perf's would be */
+			first->attr.disabled = 0;
+			first->attr.enable_on_exec = 0;
+		}
 	}
 	return 0;
 }
@@ -739,6 +919,12 @@ static int record__open(struct record *rec)
 		if (rec->opts.verbose)
 			fprintf(stderr, "precord: this kernel has no MMAP2 build ids\n");
 	}
+	if ((oerr.fallbacks & EVLIST_FALLBACK_CYCLES) && rec->opts.verbose)
+		fprintf(stderr, "precord: The cycles event is not supported, trying to fall back "
+			"to cpu-clock-ticks\n");
+	if ((oerr.fallbacks & EVLIST_FALLBACK_WEAK_GROUP) && rec->opts.verbose)
+		fprintf(stderr, "precord: a weak group (:W) could not be opened; its events are "
+			"opened one by one\n");
 	if (err) {
 		evlist__open_strerror(&oerr, msg, sizeof(msg));
 		fprintf(stderr, "precord: %s\n", msg);
@@ -812,7 +998,7 @@ static int record__setup_pipe(struct record *rec)
 	const char *where = strcmp(rec->path, "-") ? "a FIFO at -o" : "to stdout";
 	const char *why = o->no_merge ? "--no-merge keeps the streaming threads' directory" :
 			  o->switch_output ? "--switch-output starts new output files" :
-			  o->overwrite ? "--overwrite keeps its snapshots in the threads' files" : NULL;
+			  o->overwrite ? "--overwrite (or an overwrite event term) keeps its snapshots in the threads' files" : NULL;
 
 	if (why) {
 		fprintf(stderr, "precord: %s, which pipe mode (%s) cannot: record into a file "

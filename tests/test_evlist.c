@@ -599,6 +599,222 @@ static void test_missing_features_fall_back(void **state)
 	thread_map__put(threads);
 }
 
+/* ---- groups, and the fallbacks and messages of events this machine lacks ---- */
+
+/* evsels [1, n) become members of evsel 0's group, enabled with it. */
+static void make_group(struct evlist *evlist, int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++) {
+		evlist->entries[i]->leader = evlist->entries[0];
+		evlist->entries[i]->attr.disabled = 0;
+	}
+	evlist->entries[0]->nr_members = n;
+}
+
+/*
+ * The kernel's view: a read of the leader with PERF_FORMAT_GROUP lists
+ * every member's id, so each slot's members were opened into its group.
+ */
+static void check_group_read(struct evlist *evlist, int n)
+{
+	struct evsel *leader = evlist->entries[0];
+	int s, i, slots = evlist->cpus->nr * evlist->threads->nr;
+
+	for (s = 0; s < slots; s++) {
+		u64 buf[1 + 3 * 8] = { 0 };
+		ssize_t got = read(leader->fds[s], buf, sizeof(buf));
+
+		assert_true(got >= (ssize_t)(sizeof(u64) * (size_t)(1 + 3 * n)));
+		assert_int_equal(buf[0], n);
+		for (i = 0; i < n; i++)		/* { value, id, lost } per member */
+			assert_true(buf[1 + 3 * i + 1] == evlist->entries[i]->ids[s]);
+	}
+}
+
+static void check_group_open(struct wq *wq)
+{
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	int i, c;
+
+	make_group(evlist, 3);
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_GROUP |
+						       PERF_FORMAT_LOST;
+	open_or_skip(evlist, NULL);
+	check_slots(evlist);
+	check_group_read(evlist, 3);
+	/* the lost count of each member is its own entry of the group's read */
+	for (i = 0; i < 3; i++) {
+		for (c = 0; c < cpus->nr; c++) {
+			u64 lost = 1;
+
+			assert_int_equal(evsel__read_lost(evlist->entries[i], c, 0, &lost), 0);
+			assert_int_equal(lost, 0);
+		}
+	}
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+static void test_group_open_parallel(void **state)
+{
+	struct fixture *fx = *state;
+
+	check_group_open(fx->wq);
+}
+
+static void test_group_open_serial(void **state)
+{
+	check_group_open(NULL);
+}
+
+/* The kernel as it is without a PMU for hardware events: ENOENT. */
+static int no_hw_pmu_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+			  int group_fd, unsigned long flags)
+{
+	int fd;
+
+	if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_RAW)
+		return -ENOENT;
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* cycles becomes cpu-clock, named from its attr; instructions fails with perf's line. */
+static void test_cycles_falls_back(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist_open_error oerr;
+	struct evsel *cycles = evlist->entries[1];
+	char msg[256];
+
+	cycles->attr.type = PERF_TYPE_HARDWARE;
+	cycles->attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	cycles->attr.exclude_kernel = 1;
+	cycles->attr.exclude_hv = 1;
+	cycles->attr.exclude_guest = 1;
+	free(cycles->name);
+	cycles->name = strdup("cycles:u");
+	evlist->open_fn = no_hw_pmu_open;
+	open_or_skip(evlist, &oerr);
+	assert_true(oerr.fallbacks & EVLIST_FALLBACK_CYCLES);
+	assert_int_equal(cycles->attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(cycles->attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_string_equal(cycles->name, "cpu-clock:uH");	/* as perf names it */
+	check_slots(evlist);
+	evlist__close(evlist);
+
+	cycles->attr.type = PERF_TYPE_HARDWARE;
+	cycles->attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	free(cycles->name);
+	cycles->name = strdup("instructions");
+	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -ENOENT);
+	assert_ptr_equal(oerr.evsel, cycles);
+	evlist__open_strerror(&oerr, msg, sizeof(msg));
+	assert_int_equal(strncmp(msg, "The instructions event is not supported.", 40), 0);
+	assert_int_equal(evlist__nr_fds(evlist), 0);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* A kernel that refuses every group member. */
+static int no_groups_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+			  int group_fd, unsigned long flags)
+{
+	atomic_int *members = ctx;
+	int fd;
+
+	if (group_fd >= 0) {
+		atomic_fetch_add(members, 1);
+		return -EINVAL;
+	}
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* ":W": a group the kernel refuses is opened as single events; without it, perf's error. */
+static void test_weak_group_splits(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(3, cpus, threads, fx->wq);
+	struct evlist_open_error oerr;
+	atomic_int members = 0;
+	char msg[256];
+	int i;
+
+	make_group(evlist, 3);
+	evlist->open_fn = no_groups_open;
+	evlist->open_ctx = &members;
+	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -EINVAL);
+	assert_ptr_equal(oerr.evsel, evlist->entries[1]);
+	evlist__open_strerror(&oerr, msg, sizeof(msg));
+	assert_string_equal(msg, "The sys_perf_event_open() syscall returned with 22 (Invalid "
+			    "argument) for event (dummy). /bin/dmesg | grep -i perf may provide "
+			    "additional information.");
+	assert_int_equal(evlist__nr_fds(evlist), 0);
+
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->weak_group = true;
+	open_or_skip(evlist, &oerr);
+	assert_true(oerr.fallbacks & EVLIST_FALLBACK_WEAK_GROUP);
+	assert_true(atomic_load(&members) > 0);
+	for (i = 0; i < 3; i++) {
+		assert_ptr_equal(evlist->entries[i]->leader, evlist->entries[i]);
+		assert_int_equal(evlist->entries[i]->nr_members, 1);
+	}
+	check_slots(evlist);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* perf's lines for EOPNOTSUPP and a per-thread EINVAL. */
+static void test_open_strerror_perf_lines(void **state)
+{
+	struct evlist *evlist = evlist__new();
+	struct cpu_map *any = cpu_map__new_any();
+	pid_t self = gettid_();
+	struct thread_map *threads = thread_map__new_from(&self, 1);
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .sample_period = 1 };
+	struct evsel *evsel = evsel__new(&attr, "msr/tsc/");
+	struct evlist_open_error oerr = { .evsel = evsel, .cpu = { -1 }, .tid = self };
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(evlist__add(evlist, evsel), 0);
+	evlist__set_maps(evlist, any, threads);
+	oerr.err = -EINVAL;
+	evlist__open_strerror(&oerr, msg, sizeof(msg));
+	assert_string_equal(msg, "Invalid event (msr/tsc/) in per-thread mode, enable system wide "
+			    "with '-a'.");
+	oerr.err = -EOPNOTSUPP;
+	evlist__open_strerror(&oerr, msg, sizeof(msg));
+	assert_string_equal(msg, "msr/tsc/: PMU Hardware doesn't support sampling/overflow-"
+			    "interrupts. Try 'perf stat'");
+	evsel->attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	evlist__open_strerror(&oerr, msg, sizeof(msg));
+	assert_string_equal(msg, "msr/tsc/: PMU Hardware or event type doesn't support branch "
+			    "stack sampling.");
+	evsel->attr.sample_type = 0;
+	evsel->attr.aux_output = 1;
+	evlist__open_strerror(&oerr, msg, sizeof(msg));
+	assert_string_equal(msg, "msr/tsc/: PMU Hardware doesn't support 'aux_output' feature");
+	evlist__delete(evlist);
+	cpu_map__put(any);
+	thread_map__put(threads);
+}
+
 /* A kernel before 5.12: no PERF_SAMPLE_WEIGHT_STRUCT (-W); perf samples WEIGHT instead. */
 static int no_weight_struct_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 				 int group_fd, unsigned long flags)
@@ -1202,6 +1418,11 @@ int main(void)
 		cmocka_unit_test(test_missing_features_fall_back),
 		cmocka_unit_test(test_weight_struct_falls_back),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_group_open_parallel),
+		cmocka_unit_test(test_group_open_serial),
+		cmocka_unit_test(test_cycles_falls_back),
+		cmocka_unit_test(test_weak_group_splits),
+		cmocka_unit_test(test_open_strerror_perf_lines),
 		cmocka_unit_test(test_emfile_raises_nofile),
 		cmocka_unit_test(test_emfile_at_the_hard_limit),
 		cmocka_unit_test(test_enable_disable_parallel),

@@ -2,9 +2,11 @@
 /*
  * test_parse_events.c — perf's -e syntax: every software and hardware name
  * and alias, the modifiers with the exclude bits perf 6.1 sets (taken from
- * `perf evlist -v` of perf's own recordings), comma lists, repeated calls,
- * tracepoints and globs checked against tracefs itself, and every bad input
- * leaving the evlist untouched. Tracepoint tests mount tracefs if needed
+ * `perf evlist -v` of perf's own recordings), the other modifiers, groups,
+ * event terms, cache, raw, numeric and breakpoint events (configs as perf
+ * record -vv shows them), comma lists, repeated calls, tracepoints and
+ * globs checked against tracefs itself, and every bad input leaving the
+ * evlist untouched. PMUs from sysfs: test_parse_events_pmu.c. Tracepoint tests mount tracefs if needed
  * and are skipped when that is impossible.
  */
 #include <stdarg.h>
@@ -368,6 +370,246 @@ static void test_mixed_list(void **state)
 	assert_true(evlist__has_tracepoints(evlist));
 }
 
+/* perf 6.1's attrs and flags for the modifiers beyond the exclude bits. */
+static void test_more_modifiers(void **state)
+{
+	struct evlist *evlist = *state;
+	struct parse_events_error err;
+	struct evsel *e;
+
+	assert_int_equal(parse_events(evlist, "cpu-clock:S,cpu-clock:D,cpu-clock:e,cpu-clock:P,"
+					       "cpu-clock:W,cpu-clock:b,cpu-clocku,cpu-clock:", &err), 0);
+	assert_int_equal(evlist->nr_entries, 8);
+	e = evlist->entries[0];		/* S: counts in the samples; nothing excluded */
+	assert_true(e->sample_read);
+	assert_int_equal(e->attr.exclude_guest, 0);
+	e = evlist->entries[1];		/* D: pinned */
+	assert_int_equal(e->attr.pinned, 1);
+	assert_int_equal(e->attr.exclusive, 0);
+	e = evlist->entries[2];
+	assert_int_equal(e->attr.exclusive, 1);
+	e = evlist->entries[3];		/* P: the highest precise_ip, set when configured */
+	assert_true(e->precise_max);
+	assert_int_equal(e->attr.precise_ip, 0);
+	e = evlist->entries[4];
+	assert_true(e->weak_group);
+	e = evlist->entries[5];		/* b: perf stat's BPF counters, nothing for record */
+	assert_int_equal(e->attr.exclude_guest, 0);
+	assert_false(e->sample_read || e->weak_group || e->precise_max);
+	e = evlist->entries[6];		/* perf's scanner: the modifier needs no ':' */
+	assert_string_equal(e->name, "cpu-clocku");
+	assert_int_equal(e->attr.exclude_kernel, 1);
+	assert_int_equal(e->attr.exclude_user, 0);
+	e = evlist->entries[7];
+	assert_string_equal(e->name, "cpu-clock:");
+	assert_int_equal(e->attr.exclude_guest, 1);
+}
+
+static void check_group(struct evlist *evlist, int first, int n, const char *name)
+{
+	int i;
+
+	for (i = first; i < first + n; i++)
+		assert_ptr_equal(evlist->entries[i]->leader, evlist->entries[first]);
+	assert_int_equal(evlist->entries[first]->nr_members, n);
+	if (name)
+		assert_string_equal(evlist->entries[first]->group_name, name);
+	else
+		assert_null(evlist->entries[first]->group_name);
+}
+
+/* Groups and their modifiers: from what each member has (perf's add mode). */
+static void test_groups(void **state)
+{
+	struct evlist *evlist = *state;
+	struct parse_events_error err;
+	struct perf_event_attr *a, *b;
+
+	assert_int_equal(parse_events(evlist, "cs,{faults,task-clock},foo{cpu-clock:k,page-faults}:u,"
+					       "{major-faults}:D", &err), 0);
+	assert_int_equal(evlist->nr_entries, 6);
+	assert_ptr_equal(evlist->entries[0]->leader, evlist->entries[0]);
+	assert_int_equal(evlist->entries[0]->nr_members, 1);
+	check_group(evlist, 1, 2, NULL);
+	check_group(evlist, 3, 2, "foo");
+	check_group(evlist, 5, 1, NULL);
+	assert_string_equal(evlist->entries[3]->name, "cpu-clock:k");
+	assert_string_equal(evlist->entries[4]->name, "page-faults");
+	/* as perf evlist -v shows perf's own recording of the same group */
+	a = &evlist->entries[3]->attr;
+	assert_int_equal(a->exclude_user, 0);
+	assert_int_equal(a->exclude_kernel, 0);
+	assert_int_equal(a->exclude_hv, 1);
+	assert_int_equal(a->exclude_guest, 1);
+	b = &evlist->entries[4]->attr;
+	assert_int_equal(b->exclude_user, 0);
+	assert_int_equal(b->exclude_kernel, 1);
+	assert_int_equal(b->exclude_hv, 1);
+	assert_int_equal(b->exclude_guest, 1);
+	assert_int_equal(evlist->entries[5]->attr.pinned, 1);
+}
+
+static void test_group_flags(void **state)
+{
+	struct evlist *evlist = *state;
+	struct parse_events_error err;
+
+	assert_int_equal(parse_events(evlist, "{cpu-clock,page-faults}:S,{cs,faults:D}:eW,"
+					       "{cpu-clock:S,task-clock}:u", &err), 0);
+	assert_int_equal(evlist->nr_entries, 6);
+	assert_true(evlist->entries[0]->sample_read);
+	assert_true(evlist->entries[1]->sample_read);
+	/* pinned/exclusive of a group go to its leader; an event's own D stays */
+	assert_int_equal(evlist->entries[2]->attr.exclusive, 1);
+	assert_int_equal(evlist->entries[2]->attr.pinned, 0);
+	assert_int_equal(evlist->entries[3]->attr.exclusive, 0);
+	assert_int_equal(evlist->entries[3]->attr.pinned, 1);
+	assert_true(evlist->entries[2]->weak_group && evlist->entries[3]->weak_group);
+	/* a group's modifiers set S anew, as perf's */
+	assert_false(evlist->entries[4]->sample_read);
+	assert_int_equal(evlist->entries[4]->attr.exclude_kernel, 1);
+}
+
+/* The event terms, kept for the record configuration, and the attr fields they set. */
+static void test_terms(void **state)
+{
+	struct evlist *evlist = *state;
+	struct parse_events_error err;
+	const struct evsel_terms *t;
+	struct evsel *e;
+
+	assert_int_equal(parse_events(evlist,
+		"cpu-clock/period=1000,call-graph=dwarf,stack-size=4096,max-stack=3,no-inherit,"
+		"overwrite,time=0,nr=5,percore=1,metric-id=x,aux-output=0,config1=7,config2=0x9/u,"
+		"task-clock/freq=99,name=tc,inherit=1,no-overwrite,branch_type=any_call/,"
+		"cs/call-graph=fp,config=3,@cfg/", NULL), -EINVAL);
+	assert_int_equal(parse_events(evlist,
+		"cpu-clock/period=1000,call-graph=dwarf,stack-size=4096,max-stack=3,no-inherit,"
+		"overwrite,time=0,nr=5,percore=1,metric-id=x,aux-output=0,config1=7,config2=0x9/u,"
+		"task-clock/freq=99,name=tc,inherit=1,no-overwrite,branch_type=any_call/,"
+		"cs/call-graph=fp,config=3/,faults//", &err), 0);
+	assert_int_equal(evlist->nr_entries, 4);
+	e = evlist->entries[0];
+	t = &e->terms;
+	assert_string_equal(e->name, "cpu-clock/period=1000,call-graph=dwarf,stack-size=4096,"
+			    "max-stack=3,no-inherit,overwrite,time=0,nr=5,percore=1,metric-id=x,"
+			    "aux-output=0,config1=7,config2=0x9/u");
+	assert_int_equal(t->set, EVSEL_TERM_PERIOD | EVSEL_TERM_CALLGRAPH | EVSEL_TERM_STACK_SIZE |
+			 EVSEL_TERM_MAX_STACK | EVSEL_TERM_INHERIT | EVSEL_TERM_OVERWRITE |
+			 EVSEL_TERM_TIME | EVSEL_TERM_MAX_EVENTS | EVSEL_TERM_PERCORE |
+			 EVSEL_TERM_AUX_OUTPUT);
+	assert_int_equal(t->weak, 0);
+	assert_int_equal(t->period, 1000);
+	assert_string_equal(t->callgraph, "dwarf");
+	assert_int_equal(t->stack_size, 4096);
+	assert_int_equal(t->max_stack, 3);
+	assert_false(t->inherit);
+	assert_true(t->overwrite);
+	assert_false(t->time);
+	assert_int_equal(t->max_events, 5);
+	assert_false(t->aux_output);
+	assert_int_equal(e->attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(e->attr.config1, 7);
+	assert_int_equal(e->attr.config2, 9);
+	assert_int_equal(e->attr.exclude_kernel, 1);
+	assert_int_equal(e->attr.sample_period, 0);	/* the record configuration's */
+	e = evlist->entries[1];
+	t = &e->terms;
+	assert_string_equal(e->name, "tc");
+	assert_int_equal(t->set, EVSEL_TERM_FREQ | EVSEL_TERM_INHERIT | EVSEL_TERM_OVERWRITE |
+			 EVSEL_TERM_BRANCH);
+	assert_int_equal(t->freq, 99);
+	assert_true(t->inherit);
+	assert_false(t->overwrite);
+	assert_string_equal(t->branch, "any_call");
+	assert_int_equal(e->attr.branch_sample_type, PERF_SAMPLE_BRANCH_ANY_CALL);
+	e = evlist->entries[2];		/* config= replaces the symbol's config, as in perf */
+	assert_int_equal(e->attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(e->attr.config, 3);
+	assert_string_equal(e->terms.callgraph, "fp");
+	assert_string_equal(evlist->entries[3]->name, "faults//");
+	assert_int_equal(evlist->entries[3]->terms.set, 0);
+}
+
+struct attr_case {
+	const char	*str;
+	const char	*name;
+	u32		type;
+	u64		config;
+};
+
+/* Configs as perf 6.1 puts them in the attr (perf record -vv). */
+static const struct attr_case attr_cases[] = {
+	{ "L1-dcache-load-misses",	"L1-dcache-load-misses",	PERF_TYPE_HW_CACHE, 0x10000 },
+	{ "LLC-prefetches",		"LLC-prefetches",		PERF_TYPE_HW_CACHE, 0x202 },
+	{ "branch-loads",		"branch-loads",			PERF_TYPE_HW_CACHE, 0x5 },
+	{ "dTLB-store-misses",		"dTLB-store-misses",		PERF_TYPE_HW_CACHE, 0x10103 },
+	{ "node-prefetch-refs",		"node-prefetch-refs",		PERF_TYPE_HW_CACHE, 0x206 },
+	{ "l1d-misses",			"l1d-misses",			PERF_TYPE_HW_CACHE, 0x10000 },
+	{ "LLC:u",			"LLC",				PERF_TYPE_HW_CACHE, 0x2 },
+	{ "L1-icache-load/name=ic/",	"ic",				PERF_TYPE_HW_CACHE, 0x1 },
+	{ "r1a8",			"r1a8",				PERF_TYPE_RAW, 0x1a8 },
+	{ "r1a8:u",			"r1a8:u",			PERF_TYPE_RAW, 0x1a8 },
+	{ "r1a8/period=3/",		"r1a8/period=3/",		PERF_TYPE_RAW, 0x1a8 },
+	{ "4:0x3c",			"4:0x3c",			PERF_TYPE_RAW, 0x3c },
+	{ "1:2",			"1:2",				PERF_TYPE_SOFTWARE, 2 },
+	{ "1:0u",			"1:0u",				PERF_TYPE_SOFTWARE, 0 },
+	{ "duration_time",		"duration_time",		PERF_TYPE_SOFTWARE, 9 },
+	{ "{cpu-clock",			"cpu-clock",			PERF_TYPE_SOFTWARE, 0 },
+};
+
+static void test_other_events(void **state)
+{
+	struct parse_events_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(attr_cases) / sizeof(attr_cases[0]); i++) {
+		const struct attr_case *c = &attr_cases[i];
+		struct evlist *evlist = evlist__new();
+
+		assert_non_null(evlist);
+		if (parse_events(evlist, c->str, &err))
+			fail_msg("'%s': %s", c->str, err.msg);
+		assert_int_equal(evlist->nr_entries, 1);
+		assert_string_equal(evlist->entries[0]->name, c->name);
+		assert_int_equal(evlist->entries[0]->attr.type, c->type);
+		assert_int_equal(evlist->entries[0]->attr.config, c->config);
+		evlist__delete(evlist);
+	}
+}
+
+/* Breakpoints: perf's defaults (rw, 4 bytes; 8 for x), a period of 1. */
+static void test_breakpoints(void **state)
+{
+	struct evlist *evlist = *state;
+	struct parse_events_error err;
+	struct perf_event_attr *a;
+
+	assert_int_equal(parse_events(evlist, "mem:0x1000,mem:0x2000/8:w,mem:4096:x,mem:0x10:rw:u",
+				      &err), 0);
+	assert_int_equal(evlist->nr_entries, 4);
+	a = &evlist->entries[0]->attr;
+	assert_string_equal(evlist->entries[0]->name, "mem:0x1000");
+	assert_int_equal(a->type, PERF_TYPE_BREAKPOINT);
+	assert_int_equal(a->bp_addr, 0x1000);
+	assert_int_equal(a->bp_len, 4);
+	assert_int_equal(a->bp_type, 3);
+	assert_int_equal(a->sample_period, 1);
+	a = &evlist->entries[1]->attr;
+	assert_string_equal(evlist->entries[1]->name, "mem:0x2000");
+	assert_int_equal(a->bp_len, 8);
+	assert_int_equal(a->bp_type, 2);
+	a = &evlist->entries[2]->attr;
+	assert_int_equal(a->bp_addr, 4096);
+	assert_int_equal(a->bp_type, 4);
+	assert_int_equal(a->bp_len, sizeof(long));
+	a = &evlist->entries[3]->attr;
+	assert_string_equal(evlist->entries[3]->name, "mem:0x10:rw:u");
+	assert_int_equal(a->exclude_kernel, 1);
+	assert_int_equal(a->exclude_user, 0);
+}
+
 struct bad_case {
 	const char	*str;
 	int		err;
@@ -382,16 +624,42 @@ static const struct bad_case bad_cases[] = {
 	{ ",cpu-clock",		-EINVAL, NULL, "empty entry" },
 	{ "cpu-clock,,cs",	-EINVAL, NULL, "empty entry" },
 	{ "cpu-clock:z",	-EINVAL, NULL, "event 'cpu-clock:z' has an unknown modifier 'z'" },
-	{ "cpu-clock:uu",	-EINVAL, NULL, "event 'cpu-clock:uu' repeats the modifier 'u'" },
-	{ "cpu-clock:pppp",	-EINVAL, NULL, "precise_ip is at most 3" },
-	{ "cpu-clock:S",	-EINVAL, NULL, "modifier 'S' is not supported" },
-	{ "cpu-clock:u:k",	-EINVAL, NULL, "unknown modifier ':'" },
+	{ "cpu-clock:uu",	-EINVAL, NULL, "event 'cpu-clock:uu' has a bad modifier 'uu'" },
+	{ "cpu-clock:pppp",	-EINVAL, NULL, "bad modifier 'pppp'" },
+	{ "cpu-clock:SS",	-EINVAL, NULL, "bad modifier 'SS'" },
+	{ "cpu-clock:ukhGHpppPSDIWebu", -EINVAL, NULL, "bad modifier" },
+	{ "cpu-clock:u:k",	-EINVAL, NULL, "not valid event syntax at ':k'" },
 	{ "foo",		-ENOENT, "event 'foo' is not known; 'perf list' shows the events", NULL },
 	{ "cpu-clock,foo",	-ENOENT, "event 'foo' is not known; 'perf list' shows the events", NULL },
 	{ "CPU-CLOCK",		-ENOENT, "event 'CPU-CLOCK' is not known; 'perf list' shows the events", NULL },
-	{ "cpu/event=0x3c,umask=0/", -ENOENT,
-	  "event 'cpu/event=0x3c,umask=0/' is not known; 'perf list' shows the events", NULL },
-	{ "{cs,faults}",	-EINVAL, NULL, "does not support event groups" },
+	{ "cpu-clock}",		-EINVAL, NULL, "not valid event syntax at '}'" },
+	{ "{cs,faults}u",	-EINVAL, NULL, "not valid event syntax at 'u'" },
+	{ "{cs,faults}:x",	-EINVAL, NULL, "unknown modifier 'x'" },
+	{ "{cs,{faults}}",	-EINVAL, NULL, "not valid event syntax" },
+	{ "cpu-clock/period=100/:u", -EINVAL, NULL, "not valid event syntax at ':u'" },
+	{ "cpu-clock:u/period=100/", -EINVAL, NULL, "not valid event syntax at '/period=100/'" },
+	{ "cpu-clock/foo=1/",	-EINVAL, NULL, "unknown term 'foo'; valid terms: config,config1," },
+	{ "cpu-clock/period=/",	-EINVAL, NULL, "not valid event syntax" },
+	{ "cpu-clock/period=x/", -EINVAL, NULL, "term 'period': expected numeric value" },
+	{ "cpu-clock/name=3/",	-EINVAL, NULL, "term 'name': expected string value" },
+	{ "cpu-clock/time=2/",	-EINVAL, NULL, "term 'time': expected 0 or 1" },
+	{ "cpu-clock/percore=2/", -EINVAL, NULL, "term 'percore': expected 0 or 1" },
+	{ "cpu-clock/aux-sample-size=0x100000000/", -EINVAL, NULL, "term 'aux-sample-size': too big" },
+	{ "cpu-clock/branch_type=sideways/", -EINVAL, NULL, "invalid branch sample type" },
+	{ "cpu-clock/@cfg/",	-EINVAL, NULL, "unknown term 'driver-config'" },
+	{ "cpu-clock/config=[1]/", -EINVAL, NULL, "term 'config': expected numeric value" },
+	{ "r1ffffffffffffffffffff", -EINVAL, NULL, "does not fit in 64 bits" },
+	{ "99999999999999999999:0", -EINVAL, NULL, "does not fit in 64 bits" },
+	{ "0x100000000:1",	-EINVAL, NULL, "has a type above 32 bits" },
+	{ "1",			-EINVAL, NULL, "ends too early" },
+	{ "r1a8/u",		-EINVAL, NULL, "ends too early" },
+	{ "mem:",		-EINVAL, NULL, "ends too early" },
+	{ "mem:0x10:rr",	-EINVAL, NULL, "repeats a breakpoint access type" },
+	{ "L1-icache-store",	-EINVAL, NULL, "is not a hardware cache event" },
+	{ "iTLB-prefetches",	-EINVAL, NULL, "is not a hardware cache event" },
+	{ "L1-dcache-",		-EINVAL, NULL, "ends too early" },
+	{ "cpu/event=0x3c,umask=0/", -ENOENT, NULL,
+	  "event 'cpu/event=0x3c,umask=0/': no PMU 'cpu' on this machine" },
 };
 
 /* Tracepoint errors: need tracefs to be told apart from "not mounted". */
@@ -400,10 +668,13 @@ static const struct bad_case bad_tp_cases[] = {
 	{ "sched:nosuch",	-ENOENT, NULL, "event 'sched:nosuch' is not known" },
 	{ "sched:nosuch*",	-ENOENT, NULL, "event 'sched:nosuch*' matches no tracepoint" },
 	{ "nosuch*:*",		-ENOENT, NULL, "event 'nosuch*:*' matches no tracepoint" },
-	{ "sched:",		-ENOENT, NULL, "event 'sched:' is not known" },
-	{ "..:..",		-ENOENT, NULL, "event '..:..' is not known" },
+	{ "sched:",		-EINVAL, NULL, "event 'sched:' ends too early" },
+	{ "..:..",		-EINVAL, NULL, "event '..:..' is not valid event syntax" },
 	{ "sched:sched_switch:x", -EINVAL, NULL, "unknown modifier 'x'" },
 	{ "sched:sched_switch,sched:nosuch", -ENOENT, NULL, "event 'sched:nosuch' is not known" },
+	{ "sched:sched_switch/period=3/", -EINVAL, NULL,
+	  "unknown term 'period' for a tracepoint; valid terms: call-graph,stack-size" },
+	{ "sched:sched_switch/name=x/", -EINVAL, NULL, "unknown term 'name' for a tracepoint" },
 };
 
 static void check_bad(const struct bad_case *c)
@@ -514,6 +785,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tracepoint_glob_partial, setup_evlist,
 						teardown_evlist),
 		cmocka_unit_test_setup_teardown(test_mixed_list, setup_evlist, teardown_evlist),
+		cmocka_unit_test_setup_teardown(test_more_modifiers, setup_evlist, teardown_evlist),
+		cmocka_unit_test_setup_teardown(test_groups, setup_evlist, teardown_evlist),
+		cmocka_unit_test_setup_teardown(test_group_flags, setup_evlist, teardown_evlist),
+		cmocka_unit_test_setup_teardown(test_terms, setup_evlist, teardown_evlist),
+		cmocka_unit_test(test_other_events),
+		cmocka_unit_test_setup_teardown(test_breakpoints, setup_evlist, teardown_evlist),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_bad_tracepoints),
 		cmocka_unit_test_setup_teardown(test_null_error_buffer, setup_evlist, teardown_evlist),

@@ -102,14 +102,18 @@ enum evlist_fallback {
 	EVLIST_FALLBACK_EXCLUDE_KERNEL	= 1u << 10,	/* paranoid > 1: ":u" added */
 	EVLIST_FALLBACK_NOFILE		= 1u << 11,	/* RLIMIT_NOFILE raised */
 	EVLIST_FALLBACK_MISSING_THREAD	= 1u << 12,	/* a thread gone (ESRCH) left out */
-	EVLIST_FALLBACK_WEIGHT_STRUCT	= 1u << 13,	/* < 5.12: -W samples WEIGHT instead */
+	EVLIST_FALLBACK_CYCLES		= 1u << 13,	/* no PMU counts cycles: cpu-clock */
+	EVLIST_FALLBACK_WEAK_GROUP	= 1u << 14,	/* ":W": a group opened as single events */
+	EVLIST_FALLBACK_WEIGHT_STRUCT	= 1u << 15,	/* < 5.12: -W samples WEIGHT instead */
 };
 
 /*
  * Where and why evlist__open_wq() failed, and the fallbacks it applied on
- * the way (also filled when it succeeds).  A missing attr feature, EMFILE
- * (RLIMIT_NOFILE raised to nofile_need) and paranoid > 1 (the kernel left
- * out) are retried; every other error ends the open.
+ * the way (also filled when it succeeds).  cycles without a PMU for it
+ * (cpu-clock instead, as perf), a ":W" group the kernel refuses (split), a
+ * missing attr feature, EMFILE (RLIMIT_NOFILE raised to nofile_need) and
+ * paranoid > 1 (the kernel left out) are retried; every other error ends
+ * the open.
  */
 struct evlist_open_error {
 	int		err;		/* 0, or the -errno that ended the open */
@@ -156,9 +160,10 @@ bool evlist__can_profile_kernel(void);
  */
 int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned long *need);
 /*
- * The one-line message for a failed open, in perf's tone, without the
- * "precord: " prefix (as record.c words them).  Returns the length
- * (snprintf rules).
+ * The one-line message for a failed open, without the "precord: " prefix
+ * (as record.c words them): for an event the machine cannot count (ENOENT,
+ * EOPNOTSUPP, EINVAL) perf's own line, else in perf's tone.  Returns the
+ * length (snprintf rules).
  */
 int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size);
 

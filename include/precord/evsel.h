@@ -16,6 +16,49 @@
 
 struct evlist;
 
+/*
+ * The event terms of -e ("cpu-clock/period=1000,call-graph=dwarf/"), kept
+ * until the record configuration applies them over its options (perf's
+ * evsel config terms). A bit in `set` for each term given, the last value
+ * of each; a term that came from a PMU's named event is also in `weak`:
+ * -c and -F override a weak period or frequency.
+ */
+enum evsel_term {
+	EVSEL_TERM_PERIOD		= 1u << 0,
+	EVSEL_TERM_FREQ			= 1u << 1,
+	EVSEL_TERM_TIME			= 1u << 2,
+	EVSEL_TERM_CALLGRAPH		= 1u << 3,
+	EVSEL_TERM_STACK_SIZE		= 1u << 4,
+	EVSEL_TERM_MAX_STACK		= 1u << 5,
+	EVSEL_TERM_INHERIT		= 1u << 6,
+	EVSEL_TERM_OVERWRITE		= 1u << 7,
+	EVSEL_TERM_BRANCH		= 1u << 8,
+	EVSEL_TERM_MAX_EVENTS		= 1u << 9,	/* nr=: perf record ignores it */
+	EVSEL_TERM_AUX_OUTPUT		= 1u << 10,
+	EVSEL_TERM_AUX_SAMPLE_SIZE	= 1u << 11,
+	EVSEL_TERM_PERCORE		= 1u << 12,	/* perf stat's */
+	EVSEL_TERM_DRV_CFG		= 1u << 13,	/* @cfg: perf record ignores it */
+};
+
+#define EVSEL_TERM_STR_MAX	64
+
+struct evsel_terms {
+	unsigned int	set;		/* EVSEL_TERM_* given */
+	unsigned int	weak;		/* EVSEL_TERM_* from a PMU's named event */
+	u64		period;
+	u64		freq;
+	u64		stack_size;
+	u64		max_stack;
+	u64		max_events;
+	u64		aux_sample_size;
+	bool		time;
+	bool		inherit;
+	bool		overwrite;
+	bool		aux_output;
+	char		callgraph[EVSEL_TERM_STR_MAX];	/* "fp", "dwarf", "lbr", "no" */
+	char		branch[EVSEL_TERM_STR_MAX];	/* branch_type=, as typed */
+};
+
 struct evsel {
 	struct perf_event_attr	attr;
 	char			*name;		/* as perf names it: "cpu-clock:u", "sched:sched_switch" */
@@ -42,6 +85,20 @@ struct evsel {
 	 * evsel__precise_ip_fallback).  Set by whoever parses the modifier.
 	 */
 	bool			precise_max;
+
+	/*
+	 * Groups ("{a,b}", --group): every member points at its leader, the
+	 * leader at itself; nr_members counts the leader too (1: alone).
+	 * Members are opened with the leader's descriptor as group_fd.
+	 * group_name: "name" of "name{a,b}" on the leader, else NULL.
+	 */
+	struct evsel		*leader;
+	int			nr_members;
+	char			*group_name;
+	bool			sample_read;	/* ":S": PERF_SAMPLE_READ (of the group) */
+	bool			weak_group;	/* ":W": the group is split if it cannot open */
+	bool			exclude_GH;	/* a G or H modifier was given (perf's) */
+	struct evsel_terms	terms;
 };
 
 /*
@@ -63,6 +120,17 @@ static inline int evsel__fd(const struct evsel *evsel, int cpu_idx, int thread_i
 }
 
 bool evsel__is_tracepoint(const struct evsel *evsel);
+
+static inline bool evsel__is_group_leader(const struct evsel *evsel)
+{
+	return evsel->leader == evsel;
+}
+
+/*
+ * perf's evsel__add_modifiers(): the ":..." perf appends to a name it makes
+ * from an attr ("cpu-clock:uH" for a cycles:u that fell back), "" when none.
+ */
+void evsel__mod_suffix(const struct perf_event_attr *attr, char *buf, size_t size);
 
 /*
  * Open one descriptor per (cpu, thread). Returns 0 or -errno; on error every
@@ -106,7 +174,10 @@ int evsel__append_filter(struct evsel *evsel, const char *filter);
 /* PERF_EVENT_IOC_SET_FILTER with evsel->filter on every open fd (none: 0); the first -errno. */
 int evsel__apply_filter(struct evsel *evsel);
 
-/* Sum of PERF_FORMAT_LOST over every fd of this evsel on cpu_idx (all threads). */
+/*
+ * PERF_FORMAT_LOST of the descriptor at (cpu_idx, thread_idx); with
+ * PERF_FORMAT_GROUP the entry of this evsel's id in its group's read.
+ */
 int evsel__read_lost(struct evsel *evsel, int cpu_idx, int thread_idx, u64 *lost);
 
 /* Size of the sample_id trailer that sample_id_all adds to non-sample records. */

@@ -73,6 +73,7 @@ struct record_opts {
 	int		delay_ms;		/* -D; -1 = start disabled; 0 = none */
 	bool		no_inherit;		/* -i/--no-inherit */
 	bool		no_inherit_set;		/*   given (-t then keeps what it says) */
+	bool		group;			/* --group: all events in one group */
 	bool		clockid_set;		/* -k/--clockid */
 	int		clockid;
 	int		realtime_prio;		/* -r/--realtime; 0 = not set */

@@ -4,7 +4,8 @@
 # precord's (-- true, a few samples), with tracepoints, -z, pipe mode,
 # --threads directories, recordings killed with SIGKILL, a consuming merge
 # killed half-way (kill-merge.c), and LOST records from a 4 KiB ring; plus
-# --threads specs and -e strings. Needs root, perf, and `make` done. The
+# --threads specs and -e strings (the PMU ones for the sysfs tree that
+# fuzz_events.c writes). Needs root, perf, and `make` done. The
 # corpus is checked in: run this again only to renew it.
 set -e
 cd "$(dirname "$0")/../.."
@@ -130,5 +131,22 @@ r1a8
 mem:0x1000
 {cycles,instructions}
 L1-dcache-loads
+cpu/event=0x3c,umask=0x1,edge,cmask=2,ldlat=5,fe=0x11/u
+cpu/cpu-cycles,period=1000,name=x/
+cpu/ev-param,umask=3/
+mem-loads
+topdown-fe-bound:u
+slots,tsc
+uncore_imc/cas_count_read/
+imc/event=0x1/
+{cpu-clock,page-faults}:S
+foo{cpu-clock:k,page-faults/period=5/}:uW
+cpu-clock/call-graph=dwarf,stack-size=4096,max-stack=3,no-inherit,overwrite,time=0/
+cpu-clock/branch_type=any_call,u,freq=99,@cfg,aux-output,nr=5,percore=1,metric-id=m/
+mem:0x1000/8:rw:u
+1:2,4:0x3c/config1=7/,r0x1a8
+L1-dcache-load-misses/name='a,b'/
+duration_time,cpu-clock:SDePWIb
+sched:sched_switch/call-graph=fp/:u
 EVENTS
 du -sh "$C" "$C"/*

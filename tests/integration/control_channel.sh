@@ -104,8 +104,8 @@ outputs >"$T/files"
 [ "$(ls "$T/out" | wc -l)" -eq 2 ] || fail "after 'stop', precord left more than its two files: $(ls "$T/out" | tr '\n' ' ')"
 [ "$(head -1 "$T/files")" = "$snap" ] || fail "the snapshot file is gone"
 final=$(tail -1 "$T/files")
-grep -qxF "[ precord: Dump $snap ]" "$T/sum" || fail "no 'Dump' line for $snap"
-grep -qxF "[ precord: Dump $final ]" "$T/sum" || fail "no 'Dump' line for $final"
+grep -qxF "[ perf record: Dump $snap ]" "$T/sum" || fail "no 'Dump' line for $snap"
+grep -qxF "[ perf record: Dump $final ]" "$T/sum" || fail "no 'Dump' line for $final"
 read_clean "$final" final
 # The final file starts after the snapshot (records made while the rings
 # were paused for it are dropped: 1 or 2 markers with the CPUs loaded, so up

@@ -26,7 +26,7 @@ PIN=$(sed 's/[-,].*//' /sys/devices/system/cpu/online)
 RING_MARKERS=21
 
 dumps() {	# SUMMARY: the files precord announced, in the order written
-	sed -n 's/^\[ precord: Dump \(.*\) \]$/\1/p' "$1"
+	sed -n 's/^\[ \(precord\|perf record\): Dump \(.*\) \]$/\2/p' "$1"
 }
 
 # check_outputs PREFIX SUMMARY N: N "Dump" lines, each PREFIX.<timestamp>,

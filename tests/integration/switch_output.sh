@@ -1,7 +1,7 @@
 #!/bin/bash
 # --switch-output without --overwrite: a normal streaming recording
 # cut into pieces, each a complete perf.data named PREFIX.<16-digit
-# timestamp> (the last one too), announced by "[ precord: Dump PATH ]":
+# timestamp> (the last one too), announced by "[ perf record: Dump PATH ]":
 # (a) by size, (b) by time, (c) by signal with --switch-max-files, (d) with
 # --no-merge, where each piece is a directory in perf's layout, (e) by a size
 # smaller than what synthesis alone writes into each piece.
@@ -12,7 +12,7 @@ MARKER=${MARKER:-$TOP/build/tests/marker}
 [ -x "$MARKER" ] || fail "no marker workload at $MARKER (run make)"
 
 dumps() {	# SUMMARY: the outputs precord announced, in the order written
-	sed -n 's/^\[ precord: Dump \(.*\) \]$/\1/p' "$1"
+	sed -n 's/^\[ \(precord\|perf record\): Dump \(.*\) \]$/\2/p' "$1"
 }
 
 # check_names PREFIX SUMMARY [KEEP]: every announced output is

@@ -15,7 +15,7 @@ guest() {
 	wait_bg fr
 }
 
-dumps() { sed -n 's/^\[ precord: Dump \(.*\) \]$/\1/p' "$D/$1.err"; }
+dumps() { sed -n 's/^\[ \(precord\|perf record\): Dump \(.*\) \]$/\2/p' "$D/$1.err"; }
 
 check() {
 	local f k=0
