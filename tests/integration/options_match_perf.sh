@@ -70,8 +70,17 @@ same_attrs() {
 	fi
 }
 
+# What the cases start in the background goes, whichever way the test ends.
+BUSY=() CGDIR=
+stop_busy() {
+	local p
+	for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	BUSY=()
+	[ -z "$CGDIR" ] || rmdir "$CGDIR" 2>/dev/null
+	CGDIR=
+}
 sleep 600 & SLEEPER=$!
-trap 'kill $SLEEPER 2>/dev/null; cleanup_test' EXIT
+trap 'kill $SLEEPER 2>/dev/null; stop_busy; cleanup_test' EXIT
 E=(-e cpu-clock)
 # One option a line; system-wide (-a) adds perf's dummy, which takes most of
 # them too: those lines group options that set bits alike.
@@ -191,10 +200,11 @@ rec -e cpu-clock --no-period -- "$MATMUL" -n 120; [ $((with - $(sample_size))) =
 note "-P adds the period to the samples, --no-period takes it away"
 
 # --per-thread: one ring per thread, no CPU-wide event (ID_INDEX: cpu -1, a tid each)
-"$MATMUL" -t 2 -n 600 -r 30 -q & W=$!
+"$MATMUL" -t 2 -n 600 -r 100000 -q & W=$!
+BUSY=($W)
 sleep 0.3
 rec -e cpu-clock --per-thread -p $W -- sleep 0.3
-kill $W; wait $W 2>/dev/null
+stop_busy
 perf report -D -i "$P" 2>/dev/null | grep -E '^ \.\.\. id: .* cpu: ' >"$T/idx"
 nthreads=$(wc -l <"$T/idx")
 [ "$nthreads" -ge 2 ] || { cat "$T/idx"; fail "--per-thread -p: $nthreads rings, want one per thread"; }
@@ -206,11 +216,12 @@ note "--per-thread -p: $nthreads rings, one per thread, samples from each"
 
 # -t TID: that thread alone, not the children it starts (perf turns inherit off)
 sh -c 'while :; do i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; /bin/true; done' & S=$!
+BUSY=($S)
 sleep 0.2
 rec -e task-clock -c 100000 -t $S -- sleep 0.5
 script -F tid | sort -u | tr -d ' ' >"$T/tids"
 rec -e task-clock -c 100000 -t $S --inherit -- sleep 0.5
-kill $S; wait $S 2>/dev/null
+stop_busy
 [ "$(cat "$T/tids")" = "$S" ] || fail "-t $S: samples of threads $(tr '\n' ' ' <"$T/tids")"
 [ "$(script -F tid | sort -u | wc -l)" -gt 1 ] || fail "-t --inherit: the children are not followed"
 note "-t: only thread $S; with --inherit its children too"
@@ -270,12 +281,13 @@ note "--namespaces: NAMESPACES for the command and every running task"
 # --all-cgroups: samples name their cgroup, known from the CGROUP records
 CGROOT=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
 if [ -n "$CGROOT" ] && mkdir "$CGROOT/precord-test-$$" 2>/dev/null; then
-	sh -c "echo \$\$ > $CGROOT/precord-test-$$/cgroup.procs && exec $MATMUL -n 400 -r 4 -q" &
-	W=$!
+	CGDIR=$CGROOT/precord-test-$$
+	# busy in the cgroup for as long as the recording runs, whatever the machine's speed
+	sh -c "echo \$\$ > $CGDIR/cgroup.procs && exec $MATMUL -n 400 -r 100000 -q" &
+	BUSY=($!)
 	sleep 0.1
 	rec -e cpu-clock --all-cgroups -a -- sleep 0.3
-	wait $W
-	rmdir "$CGROOT/precord-test-$$"
+	stop_busy
 	perf report -i "$P" --sort cgroup --stdio 2>/dev/null | grep -q "/precord-test-$$" ||
 		{ perf report -i "$P" --sort cgroup --stdio; fail "--all-cgroups: no samples of the cgroup"; }
 	note "--all-cgroups: samples of /precord-test-$$ by name"
