@@ -49,16 +49,21 @@ PRECORD_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wform
 PRECORD_CPPFLAGS := -Iinclude -Iworkqueue -I$(B) -D_GNU_SOURCE $(PKG_CFLAGS)
 ALL_CFLAGS   = $(PRECORD_CPPFLAGS) $(CPPFLAGS) $(PRECORD_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS  = $(SAN_FLAGS) $(LDFLAGS)
-LDLIBS   += $(PKG_LIBS) -lrt -lpthread -lm
+# The project's libraries, then whatever LDLIBS the command line adds.
+ALL_LIBS     = $(PKG_LIBS) -lrt -lpthread -lm $(LDLIBS)
 DEPFLAGS  = -MMD -MP
 
 WQ_SRCS   := $(wildcard workqueue/*.c)
-LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRCS  := $(wildcard src/*.c)
+# The commands (builtin/builtin-*.c and their parts), as perf keeps its own
+# apart from util/; builtin/main.c picks one.
+CMD_SRCS  := $(filter-out builtin/main.c,$(wildcard builtin/*.c))
 TEST_SRCS := $(wildcard tests/test_*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
 WQ_OBJS   := $(WQ_SRCS:%.c=$(B)/%.o)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(B)/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 BENCHES   := $(BENCH_SRCS:bench/%.c=bench/%)
 
@@ -78,9 +83,13 @@ $(B)/libprecord.a: $(LIB_OBJS)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/precord: $(B)/src/main.o $(B)/libprecord.a $(B)/libwq.a
+$(B)/libbuiltin.a: $(CMD_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/precord: $(B)/builtin/main.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
 precord: $(B)/precord
 	$(Q)cp $< $@
@@ -101,9 +110,10 @@ $(B)/%.o: %.c | $(B)/version.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/tests/%: $(B)/tests/%.o $(B)/libprecord.a $(B)/libwq.a
+# tests/helpers.c: the fixtures and builders every test may use.
+$(B)/tests/%: $(B)/tests/%.o $(B)/tests/helpers.o $(B)/libbuiltin.a $(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(ALL_LIBS)
 
 $(B)/tests/%.o: tests/%.c | $(B)/version.h
 	@mkdir -p $(@D)
@@ -118,7 +128,7 @@ bench/matmul: bench/matmul.c
 
 bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
 # The flight-recorder tests' workload: numbered getppid() markers (tests/integration).
 build/tests/marker: tests/marker.c
@@ -148,7 +158,7 @@ FUZZ_SECONDS ?= 60
 $(FUZZERS): $(B)/tests/fuzz/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/fuzz-common.o \
 		$(B)/libprecord.a $(B)/libwq.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(ALL_LIBS)
 
 fuzz-targets: $(FUZZERS)
 fuzzers:
@@ -209,4 +219,4 @@ clean:
 # `make -s workqueue/examples/wq-example` and runs it.
 workqueue/examples/wq-example: workqueue/examples/wq-example.c $(B)/libwq.a
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LIBS)

@@ -3,7 +3,7 @@
 # alternating recorders inside each repetition, REPS repetitions each.
 #
 #   bench/loss-vs-perf.sh [-r REPS] [-d OUTDIR] [-F "1000 4000 25000 max"]
-#                         [-M "32"] [-q] [-w] [-b]
+#                         [-M "32"] [-q] [-a] [-w] [-b]
 #
 # Workload: bench/matmul with 16 threads on this machine's CPUs (far more
 # runnable threads than CPUs), recorded with --call-graph dwarf,8192 and
@@ -12,13 +12,19 @@
 # default ring); and the feedback case of perf's mmap-output patch: raw_syscalls:*
 # system-wide while a syscall-heavy dd runs.
 # Recorders: perf (serial), perf --aio, perf --threads, perf --threads=numa,
-# precord (default: --threads=numa, write()), precord --threads=cpu, the
-# other two writers (precord --aio, precord --mmap-output), precord
-# --no-threads. Every file is judged by `precord report --loss` (one
+# precord (default: --threads=adaptive, write()), precord --threads=numa
+# and --threads=cpu (the fixed layouts), the other two writers (precord
+# --aio, precord --mmap-output), precord --no-threads. -q: perf, perf
+# --threads and precord only; -a: the adaptive layout against the fixed
+# ones, perf, perf --threads, precord, precord --threads=numa, precord
+# --threads=cpu. Every file is judged by `precord report --loss` (one
 # yardstick) and counted again by `perf report --stats`.
 # Prints per configuration: samples, lost records, lost samples, lost
-# fraction, data loss metric, recorder CPU s, MB written, wall s, merge s,
-# merge % of wall — medians [min–max] — then dd's write speed into the same
+# fraction, data loss metric, recorder CPU s, MB written, recorder CPU ms
+# per MB, streaming threads (precord: the most at once, from its closing
+# lines), wall s, merge s, merge % of wall — medians [min–max] — then, per
+# case, whether the adaptive default lost no more than the better fixed
+# layout plus 0.2 percentage points (medians), then dd's write speed into the same
 # file system (512 MB once per repetition, then 512 MB more into a second
 # file while the first is kept: new memory, as the merge's output is, then
 # 512 MB more after 3 s idle: memory free page reporting may have given to
@@ -43,12 +49,12 @@
 set -u
 cd "$(dirname "$0")/.."
 REPS=5 OUT=/var/tmp/precord-loss RATES="1000 4000 25000 max" QUICK=0 WARM=0 MAXRINGS="32"
-EARLYWB=0
-while getopts "r:d:F:M:qwbh" o; do
+EARLYWB=0 ADAPT=0
+while getopts "r:d:F:M:qawbh" o; do
 	case $o in
 	r) REPS=$OPTARG ;; d) OUT=$OPTARG ;; F) RATES=$OPTARG ;; q) QUICK=1 ;; w) WARM=1 ;;
-	M) MAXRINGS=$OPTARG ;; b) EARLYWB=1 ;;
-	*) sed -n '2,40p' "$0"; exit 0 ;;
+	M) MAXRINGS=$OPTARG ;; b) EARLYWB=1 ;; a) ADAPT=1 ;;
+	*) sed -n '2,47p' "$0"; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/runstat >/dev/null || exit 1
@@ -75,14 +81,16 @@ fi
 trap "$restore" EXIT
 mkdir -p "$OUT"
 RAW=$OUT/raw.tsv
-printf 'case\trate\trecorder\trep\tsamples\tlost_rec\tlost\tfrac\tmetric\tcpu\tmb\twall\tmerge\tmerge_pct\n' >"$RAW"
+printf 'case\trate\trecorder\trep\tsamples\tlost_rec\tlost\tfrac\tmetric\tcpu\tmb\tcpu_ms_mb\tthreads\twall\tmerge\tmerge_pct\n' >"$RAW"
 DD=$OUT/dd.tsv
 printf 'rep\tkind\tmb\ts\n' >"$DD"
 
 RECORDERS=("perf" "perf --aio" "perf --threads" "perf --threads=numa"
-	   "precord" "precord --threads=cpu" "precord --aio" "precord --mmap-output"
-	   "precord --no-threads")
+	   "precord" "precord --threads=numa" "precord --threads=cpu" "precord --aio"
+	   "precord --mmap-output" "precord --no-threads")
 [ $QUICK = 1 ] && RECORDERS=("perf" "perf --threads" "precord")
+[ $ADAPT = 1 ] && RECORDERS=("perf" "precord" "perf --threads" "precord --threads=numa"
+			     "precord --threads=cpu")
 WORK_MATMUL=(bench/matmul -t 16 -n 256 -r 3)
 WORK_SYSCALL=(dd if=/dev/zero of=/dev/null bs=64 count=300000 status=none)
 
@@ -100,11 +108,15 @@ one_run() {	# case rate recorder-words rep -- options (the workload is WORK)
 		cmd=(./precord "${words[@]:1}")
 	fi
 	bench/runstat -o "$OUT/rs" -- "${cmd[@]}" "$@" -o "$data" -- "${WORK[@]}" >"$OUT/wl" 2>"$OUT/err"
-	local wall user sys wcpu mb merge rep_line
+	local wall user sys wcpu mb merge rep_line threads
 	read -r wall user sys < <(sed 's/wall=\([^ ]*\) user=\([^ ]*\) sys=\([^ ]*\).*/\1 \2 \3/' "$OUT/rs")
 	wcpu=$(sed -n 's/.* cpu=\([0-9.]*\).*/\1/p' "$OUT/wl"); wcpu=${wcpu:-0}
 	mb=$(du -sm --apparent-size "$data" 2>/dev/null | cut -f1)
 	merge=$(sed -n 's/.*Merged .* in \([0-9.]*\) s.*/\1/p' "$OUT/err"); merge=${merge:-0}
+	# precord's streaming threads: the adaptive layout's most at once, or
+	# a fixed layout's thread lines; perf says nothing (0)
+	threads=$(sed -n 's/.*adaptive layout: [0-9]* streaming threads\{0,1\} ran on [0-9]* nodes\{0,1\}, \([0-9]*\) at most at once.*/\1/p' "$OUT/err")
+	[ -n "$threads" ] || threads=$(grep -c '^\[ precord: prec-rd/[0-9]*: CPUs' "$OUT/err")
 	./precord report --loss "$data" >"$OUT/loss" 2>&1
 	local samples lost lrec frac metric
 	samples=$(sed -n '1s/.*: \([0-9]*\) samples, \([0-9]*\) lost.*/\1/p' "$OUT/loss")
@@ -112,10 +124,14 @@ one_run() {	# case rate recorder-words rep -- options (the workload is WORK)
 	lrec=$(sed -n '2s/.*: \([0-9]*\) LOST records.*/\1/p' "$OUT/loss")
 	metric=$(sed -n 's/.*Data loss metric \([0-9.]*\)%: .*/\1/p' "$OUT/loss" | head -1)
 	frac=$(awk -v s="${samples:-0}" -v l="${lost:-0}" 'BEGIN{printf "%.4f", (s+l) ? 100*l/(s+l) : 0}')
-	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cas" "$rate" "$who" "$rep" \
-		"${samples:-0}" "${lrec:-0}" "${lost:-0}" "$frac" "${metric:-0}" \
-		"$(awk -v u="$user" -v s="$sys" -v w="$wcpu" 'BEGIN{printf "%.3f", u+s-w}')" \
-		"${mb:-0}" "$wall" "$merge" "$(awk -v m="$merge" -v w="$wall" 'BEGIN{printf "%.1f", (w > 0 ? 100 * m / w : 0)}')" >>"$RAW"
+	local cpu
+	cpu=$(awk -v u="$user" -v s="$sys" -v w="$wcpu" 'BEGIN{printf "%.3f", u+s-w}')
+	# CPU per MB from the bytes written (du -m rounds to whole MB: at least 1)
+	mb=${mb:-0}
+	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cas" "$rate" "$who" "$rep" \
+		"${samples:-0}" "${lrec:-0}" "${lost:-0}" "$frac" "${metric:-0}" "$cpu" "$mb" \
+		"$(awk -v c="$cpu" -v m="$mb" 'BEGIN{printf "%.3f", 1000 * c / (m > 1 ? m : 1)}')" \
+		"${threads:-0}" "$wall" "$merge" "$(awk -v m="$merge" -v w="$wall" 'BEGIN{printf "%.1f", (w > 0 ? 100 * m / w : 0)}')" >>"$RAW"
 }
 
 for ((r = 1; r <= REPS; r++)); do
@@ -166,23 +182,37 @@ function st(key, c, fmt,   n, i, v, lo, hi) {
 	return sprintf(fmt " [" fmt "–" fmt "]", med(v, n), lo, hi)
 }
 function medof(key, c,   n, i, v) { n = cnt[key]; for (i = 1; i <= n; i++) v[i] = val[key, c, i]; return med(v, n) }
-NR == 1 { for (i = 5; i <= 14; i++) col[i] = $i; next }
+NR == 1 { for (i = 5; i <= 16; i++) col[i] = $i; next }
 {
 	key = $1 SUBSEP $2 SUBSEP $3; n = ++cnt[key]
-	for (i = 5; i <= 14; i++) val[key, i, n] = $i
+	for (i = 5; i <= 16; i++) val[key, i, n] = $i
+	if (!(($1, $2) in cs)) { cs[$1, $2] = 1; cases[++ncs] = $1 SUBSEP $2 }
 	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
 	if (!($3 in rs)) { rs[$3] = 1; rec[++nr] = $3 }
 	if ($1 == "matmul" && !($2 in ra)) { ra[$2] = 1; rate[++nra] = $2 }
 }
 END {
-	printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %-22s %s\n", "case", "-F", "recorder",
-		"samples", "LOST recs", "lost samples", "lost %", "loss metric %", "rec CPU s", "MB", "wall s", "merge s", "merge % of wall"
+	printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-20s %-10s %-18s %-22s %s\n", "case", "-F", "recorder",
+		"samples", "LOST recs", "lost samples", "lost %", "loss metric %", "rec CPU s", "MB", "CPU ms/MB", "threads", "wall s", "merge s", "merge % of wall"
 	for (k = 1; k <= nk; k++) {
 		split(order[k], p, SUBSEP)
-		printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-18s %-22s %s\n", p[1], p[2], p[3],
+		printf "%-9s %-6s %-22s %-20s %-18s %-22s %-20s %-20s %-18s %-14s %-20s %-10s %-18s %-22s %s\n", p[1], p[2], p[3],
 			st(order[k], 5, "%d"), st(order[k], 6, "%d"), st(order[k], 7, "%d"), st(order[k], 8, "%.2f"),
 			st(order[k], 9, "%.2f"), st(order[k], 10, "%.2f"), st(order[k], 11, "%d"),
-			st(order[k], 12, "%.2f"), st(order[k], 13, "%.3f"), st(order[k], 14, "%.1f")
+			st(order[k], 12, "%.2f"), st(order[k], 13, "%d"),
+			st(order[k], 14, "%.2f"), st(order[k], 15, "%.3f"), st(order[k], 16, "%.1f")
+	}
+	# The adaptive default against the better fixed layout, per case (medians).
+	for (c = 1; c <= ncs; c++) {
+		a = cases[c] SUBSEP "precord"; n1 = cases[c] SUBSEP "precord --threads=numa"
+		c1 = cases[c] SUBSEP "precord --threads=cpu"
+		if (!(a in seen) || !(n1 in seen) || !(c1 in seen)) continue
+		split(cases[c], p, SUBSEP)
+		best = medof(n1, 8) < medof(c1, 8) ? medof(n1, 8) : medof(c1, 8)
+		printf "adaptive vs fixed: %s -F %s: lost %.2f%% against numa %.2f%%, cpu %.2f%%: %s; threads %s; CPU ms/MB %.2f against numa %.2f\n",
+			p[1], p[2], medof(a, 8), medof(n1, 8), medof(c1, 8),
+			medof(a, 8) <= best + 0.2 ? "within 0.2 points of the better" : "MORE than the better + 0.2 points",
+			st(a, 13, "%d"), medof(a, 12), medof(n1, 12)
 	}
 	# SVG: lost % (median) against -F for every recorder, matmul case.
 	W = 720; H = 420; L = 60; B = 50; R = 200; T = 20
@@ -198,7 +228,7 @@ END {
 		printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", xx, H - B + 18, rate[i] > svg
 	}
 	printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">-F (samples/s per CPU)</text>\n", (L + W - R) / 2, H - 10 > svg
-	split("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22", colors, " ")
+	split("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf", colors, " ")
 	for (j = 1; j <= nr; j++) {
 		pts = ""
 		for (i = 1; i <= nra; i++) {

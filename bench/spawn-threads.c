@@ -4,18 +4,22 @@
  * what scales with the number of threads: /proc synthesis (one record per
  * task) and per-thread evlists (descriptors per task).
  *
- *   spawn-threads [-p PROCS] [-t THREADS] [-s SECONDS] [-r FILE] [-q]
+ *   spawn-threads [-p PROCS] [-t THREADS] [-m MAPS] [-s SECONDS] [-r FILE] [-q]
  *
  * Starts PROCS processes (default 1) holding THREADS tasks in total
  * (default 100), each process's main thread included, spread as evenly as
- * possible; every thread then sleeps.  When all of them exist it prints one
- * line, "ready procs=P threads=T pids=PID,PID,...", and writes the same line
- * to FILE when -r is given (written to FILE.tmp, then renamed, so a script
- * polling for FILE never reads half a line).  It stays until SECONDS have
- * passed (default: until a signal), then kills and reaps its processes.
- * Threads get 64 KiB stacks, so 10 000 of them cost well under 1 GB.
- * Children die with the parent (PR_SET_PDEATHSIG).  Exit 0, or 1 with a
- * message when a process or thread could not be started.
+ * possible; every thread then sleeps.  With -m, each process first maps
+ * MAPS more executable mappings (the first page of its own executable,
+ * each a separate line of /proc/PID/maps: same file offset, so the kernel
+ * never merges two), for the cost of synthesizing one MMAP2 per mapping.
+ * When all of them exist it prints one line, "ready procs=P threads=T
+ * pids=PID,PID,...", and writes the same line to FILE when -r is given
+ * (written to FILE.tmp, then renamed, so a script polling for FILE never
+ * reads half a line).  It stays until SECONDS have passed (default: until
+ * a signal), then kills and reaps its processes.  Threads get 64 KiB
+ * stacks, so 10 000 of them cost well under 1 GB.  Children die with the
+ * parent (PR_SET_PDEATHSIG).  Exit 0, or 1 with a message when a process
+ * or thread could not be started.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -35,6 +41,7 @@ static volatile sig_atomic_t stop;	/* set by SIGINT/SIGTERM */
 struct spawn_opts {
 	int		procs;
 	int		threads;
+	int		maps;		/* extra executable mappings per process */
 	int		seconds;	/* 0: until a signal */
 	const char	*ready_file;
 	int		quiet;
@@ -52,8 +59,26 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* Child: start nr - 1 threads, report on fd, then sleep until killed. */
-static void child__run(int nr, int fd)
+/* maps executable mappings of the first page of this program; 0 or -errno. */
+static int map_exec_pages(int maps)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int i, fd, err = 0;
+
+	if (!maps)
+		return 0;
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < maps && !err; i++)
+		if (mmap(NULL, (size_t)page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Child: map, start nr - 1 threads, report on fd, then sleep until killed. */
+static void child__run(int nr, int maps, int fd)
 {
 	pthread_attr_t attr;
 	pthread_t t;
@@ -63,6 +88,15 @@ static void child__run(int nr, int fd)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(1);	/* the parent is already gone */
+	err = map_exec_pages(maps);
+	if (err) {
+		fprintf(stderr, "spawn-threads: cannot map %d executable pages: %s; "
+			"check /proc/sys/vm/max_map_count\n", maps, strerror(-err));
+		ok = 0;
+		if (write(fd, &ok, 1) != 1)
+			_exit(1);
+		_exit(1);
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, STACK_SIZE);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -85,9 +119,10 @@ static void child__run(int nr, int fd)
 static int usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: spawn-threads [-p PROCS] [-t THREADS] [-s SECONDS] [-r FILE] [-q]\n"
+		"usage: spawn-threads [-p PROCS] [-t THREADS] [-m MAPS] [-s SECONDS] [-r FILE] [-q]\n"
 		"  -p PROCS    processes to start (default 1)\n"
 		"  -t THREADS  tasks in total, main threads included (default 100)\n"
+		"  -m MAPS     extra executable mappings in each process (default 0)\n"
 		"  -s SECONDS  exit after this long (default: at SIGINT/SIGTERM)\n"
 		"  -r FILE     write the ready line to FILE as well\n"
 		"  -q          do not print the ready line on stdout\n");
@@ -101,10 +136,11 @@ static int parse_opts(int argc, char **argv, struct spawn_opts *o)
 	*o = (struct spawn_opts){ .procs = 1, .threads = 100 };
 	if (argc > 1 && !strcmp(argv[1], "--help"))
 		exit(usage(0));
-	while ((c = getopt(argc, argv, "p:t:s:r:qh")) != -1) {
+	while ((c = getopt(argc, argv, "p:t:m:s:r:qh")) != -1) {
 		switch (c) {
 		case 'p': o->procs = atoi(optarg); break;
 		case 't': o->threads = atoi(optarg); break;
+		case 'm': o->maps = atoi(optarg); break;
 		case 's': o->seconds = atoi(optarg); break;
 		case 'r': o->ready_file = optarg; break;
 		case 'q': o->quiet = 1; break;
@@ -112,7 +148,8 @@ static int parse_opts(int argc, char **argv, struct spawn_opts *o)
 		default: return -EINVAL;
 		}
 	}
-	if (optind != argc || o->procs < 1 || o->threads < o->procs || o->seconds < 0)
+	if (optind != argc || o->procs < 1 || o->threads < o->procs || o->maps < 0 ||
+	    o->seconds < 0)
 		return -EINVAL;
 	return 0;
 }
@@ -136,7 +173,7 @@ static int spawn(const struct spawn_opts *o, pid_t *pids)
 		}
 		if (pids[i] == 0) {
 			close(fds[0]);
-			child__run(nr, fds[1]);
+			child__run(nr, o->maps, fds[1]);
 		}
 	}
 	close(fds[1]);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "precord/synthesize.h"
+#include "precord/util.h"
 
 #define NOTES_MAX	(1 << 20)	/* larger note areas are not build ids */
 #define HDRS_MAX	(1 << 20)	/* program/section header tables */
@@ -79,26 +80,6 @@ int buildid__parse_notes(const void *notes, size_t len, size_t align, u8 *id, si
 	return -ENODATA;
 }
 
-/* Read exactly len bytes at off: 0, -ENOEXEC (file too short) or -errno. */
-static int pread_all(int fd, void *buf, size_t len, u64 off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -ENOEXEC;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* One note area of the file: [off, off + len) with its alignment. */
 static int notes_at(int fd, u64 off, u64 len, u64 align, u8 *id, size_t size)
 {
@@ -112,7 +93,7 @@ static int notes_at(int fd, u64 off, u64 len, u64 align, u8 *id, size_t size)
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
-	err = pread_all(fd, buf, len, off);
+	err = pread_all(fd, buf, len, off, -ENOEXEC);
 	if (!err)
 		err = buildid__parse_notes(buf, len, align, id, size);
 	free(buf);
@@ -136,13 +117,13 @@ static int elf_info__read(int fd, struct elf_info *ei)
 	} h;
 	int err;
 
-	err = pread_all(fd, &h, sizeof(h.ident), 0);
+	err = pread_all(fd, &h, sizeof(h.ident), 0, -ENOEXEC);
 	if (err)
 		return err;
 	if (memcmp(h.ident, ELFMAG, SELFMAG) || h.ident[EI_DATA] != ELFDATA_NATIVE)
 		return -ENOEXEC;
 	if (h.ident[EI_CLASS] == ELFCLASS64) {
-		err = pread_all(fd, &h.e64, sizeof(h.e64), 0);
+		err = pread_all(fd, &h.e64, sizeof(h.e64), 0, -ENOEXEC);
 		if (err)
 			return err;
 		*ei = (struct elf_info){
@@ -153,7 +134,7 @@ static int elf_info__read(int fd, struct elf_info *ei)
 			.shentsize = h.e64.e_shentsize,
 		};
 	} else if (h.ident[EI_CLASS] == ELFCLASS32) {
-		err = pread_all(fd, &h.e32, sizeof(h.e32), 0);
+		err = pread_all(fd, &h.e32, sizeof(h.e32), 0, -ENOEXEC);
 		if (err)
 			return err;
 		*ei = (struct elf_info){
@@ -184,7 +165,7 @@ static int table__read(int fd, u64 off, u32 num, u32 entsize, size_t minsize, vo
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
-	err = pread_all(fd, buf, len, off);
+	err = pread_all(fd, buf, len, off, -ENOEXEC);
 	if (err) {
 		free(buf);
 		return err;

@@ -43,14 +43,19 @@
  * its history, so after a lost record the stream cannot go on (the caller
  * cuts the file at the last whole record and stops compressing).
  *
- * Limits: a zcomp at level 22 takes about 800 MB (zstd's window of 128 MiB
- * at that level, as in perf); level 1 about 1.4 MB. A corrupt stream could
- * decompress to any size: one feed stops at ZDECOMP_FEED_MAX bytes (-EFBIG).
+ * Limits: the zstd window is at most 1 << ZSTD_WINDOW_LOG_MAX (8 MiB):
+ * levels 20 to 22 are held to it (zstd would take 32 to 128 MiB, as perf's
+ * files at those levels do), level 1 uses 512 KiB. A frame that asks for
+ * more is refused (-EOVERFLOW) before anything is allocated for it, so a
+ * reader's memory does not depend on what a file claims. A corrupt stream
+ * could decompress to any size: one feed stops at ZDECOMP_FEED_MAX bytes
+ * (-EFBIG).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "precord/compress.h"
 
@@ -98,6 +103,10 @@ struct zcomp *zcomp__new(int level)
 	if (!z->cs)
 		goto out_free_rec;
 	if (ZSTD_isError(ZSTD_initCStream(z->cs, level)))
+		goto out_free_cs;
+	/* Levels up to 19 stay within the window already (stream of unknown size). */
+	if (level > 19 &&
+	    ZSTD_isError(ZSTD_CCtx_setParameter(z->cs, ZSTD_c_windowLog, ZSTD_WINDOW_LOG_MAX)))
 		goto out_free_cs;
 	return z;
 
@@ -249,7 +258,8 @@ struct zdecomp *zdecomp__new(void)
 	z->ds = ZSTD_createDStream();
 	if (!z->ds)
 		goto out_free_z;
-	if (ZSTD_isError(ZSTD_initDStream(z->ds)))
+	if (ZSTD_isError(ZSTD_initDStream(z->ds)) ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX)))
 		goto out_free_ds;
 	return z;
 
@@ -334,7 +344,8 @@ static int zdecomp__inflate(struct zdecomp *z, const void *src, size_t len)
 		out = (ZSTD_outBuffer){ z->buf + z->tail, z->size - z->tail, 0 };
 		r = ZSTD_decompressStream(z->ds, &out, &in);
 		if (ZSTD_isError(r))
-			return -EIO;
+			return ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge ?
+			       -EOVERFLOW : -EIO;
 		z->tail += out.pos;
 		z->bytes_out += out.pos;
 		produced += out.pos;
@@ -346,6 +357,16 @@ static int zdecomp__inflate(struct zdecomp *z, const void *src, size_t len)
 		if (!out.pos && in.pos == in_before)
 			return -EIO;	/* no progress: cannot happen on a sane stream */
 	}
+}
+
+const char *zdecomp__strerror(int err)
+{
+	if (err == -EOVERFLOW)
+		return "its zstd frame asks for a window over 8 MiB (compressed above level 19 "
+		       "by another tool; perf itself reads it)";
+	if (err == -EIO)
+		return "not a valid zstd stream";
+	return strerror(-err);
 }
 
 int zdecomp__feed(struct zdecomp *z, const void *record, size_t size)

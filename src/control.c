@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "precord/control.h"
+#include "precord/util.h"
 
 #define CONTROL_SYNTAX	"expected fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]"
 
@@ -61,20 +62,7 @@ static const struct {
 	{ "ping",	CONTROL_CMD_PING },
 };
 
-#define NR_CONTROL_CMDS	(sizeof(control_cmds) / sizeof(control_cmds[0]))
-
-static int __attribute__((format(printf, 4, 5)))
-control_error(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
+#define NR_CONTROL_CMDS	ARRAY_SIZE(control_cmds)
 
 void control__init(struct control *ctl)
 {
@@ -111,12 +99,12 @@ static int control__check_fd(int fd, bool write, const char *what,
 	int mode;
 
 	if (fl < 0)
-		return control_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				     "--control: %s %d is not open (open it in the calling shell: exec {fd}<>FIFO)",
 				     what, fd);
 	mode = fl & O_ACCMODE;
 	if (write ? mode == O_RDONLY : mode == O_WRONLY)
-		return control_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				     "--control: %s %d is not open for %s",
 				     what, fd, write ? "writing" : "reading");
 	return 0;
@@ -149,7 +137,7 @@ static int control__open_fds(struct control *ctl, const char *spec,
 	return 0;
 
 out_syntax:
-	return control_error(err, errlen, -EINVAL, "--control '%s': %s", spec,
+	return errbuf__set(err, errlen, -EINVAL, "--control '%s': %s", spec,
 			     CONTROL_SYNTAX);
 }
 
@@ -168,19 +156,19 @@ static int control__open_fifo(const char *path, const char *what,
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		return control_error(err, errlen, ret, "--control: cannot open '%s' (%s): %s%s",
+		return errbuf__set(err, errlen, ret, "--control: cannot open '%s' (%s): %s%s",
 				     path, what, strerror(-ret),
 				     ret == -ENOENT ? " (create it with mkfifo)" : "");
 	}
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		close(fd);
-		return control_error(err, errlen, ret, "--control: cannot stat '%s' (%s): %s",
+		return errbuf__set(err, errlen, ret, "--control: cannot stat '%s' (%s): %s",
 				     path, what, strerror(-ret));
 	}
 	if (!S_ISFIFO(st.st_mode)) {
 		close(fd);
-		return control_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				     "--control: '%s' (%s) is not a FIFO (create it with mkfifo)",
 				     path, what);
 	}
@@ -196,11 +184,11 @@ static int control__open_fifos(struct control *ctl, const char *spec,
 	int ctl_fd, ack_fd = -1, ret = 0;
 
 	if (!*names || *names == ',')
-		return control_error(err, errlen, -EINVAL, "--control '%s': %s", spec,
+		return errbuf__set(err, errlen, -EINVAL, "--control '%s': %s", spec,
 				     CONTROL_SYNTAX);
 	ctl_path = strndup(names, comma ? (size_t)(comma - names) : strlen(names));
 	if (!ctl_path)
-		return control_error(err, errlen, -ENOMEM, "--control: out of memory");
+		return errbuf__set(err, errlen, -ENOMEM, "--control: out of memory");
 	ctl_fd = control__open_fifo(ctl_path, "ctl-fifo", err, errlen);
 	if (ctl_fd < 0) {
 		ret = ctl_fd;
@@ -233,7 +221,7 @@ int control__open(struct control *ctl, const char *spec, char *err, size_t errle
 		return control__open_fds(ctl, spec, err, errlen);
 	if (!strncmp(spec, "fifo:", 5))
 		return control__open_fifos(ctl, spec, err, errlen);
-	return control_error(err, errlen, -EINVAL, "--control '%s': %s", spec,
+	return errbuf__set(err, errlen, -EINVAL, "--control '%s': %s", spec,
 			     CONTROL_SYNTAX);
 }
 

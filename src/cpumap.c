@@ -366,6 +366,16 @@ struct cpu_map *cpu_map__new_online(void)
 	return cpu_map__new_first(sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+struct cpu_map *cpu_map__new_present(void)
+{
+	struct cpu_map *map = cpu_map__read("/sys/devices/system/cpu/present");
+
+	if (map && map->nr > 0)
+		return map;
+	cpu_map__put(map);
+	return cpu_map__new_online();
+}
+
 struct cpu_map *cpu_map__new_allowed(void)
 {
 	size_t nr = (size_t)cpu__max_present() + 1, size, i;
@@ -524,6 +534,28 @@ struct cpu_map *cpu_map__intersect(const struct cpu_map *a, const struct cpu_map
 			i++;
 			j++;
 		}
+	}
+	map->nr = n;
+	return map;
+}
+
+/* A new map of the CPUs of a that are not in b; NULL on ENOMEM or an "any" map. */
+struct cpu_map *cpu_map__subtract(const struct cpu_map *a, const struct cpu_map *b)
+{
+	struct cpu_map *map;
+	int i = 0, j = 0, n = 0;
+
+	if (!a || !b || cpu_map__is_any(a) || cpu_map__is_any(b))
+		return NULL;
+	map = cpu_map__alloc(a->nr);
+	if (!map)
+		return NULL;
+	for (; i < a->nr; i++) {
+		while (j < b->nr && b->map[j].cpu < a->map[i].cpu)
+			j++;
+		if (j < b->nr && b->map[j].cpu == a->map[i].cpu)
+			continue;
+		map->map[n++] = a->map[i];
 	}
 	map->nr = n;
 	return map;

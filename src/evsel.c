@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 
 #include "precord/evsel.h"
+#include "precord/sample.h"
 
 struct evsel *evsel__new(const struct perf_event_attr *attr, const char *name)
 {
@@ -409,22 +410,5 @@ int evsel__read_lost(struct evsel *evsel, int cpu_idx, int thread_idx, u64 *lost
 
 size_t evsel__id_hdr_size(const struct evsel *evsel)
 {
-	u64 st = evsel->attr.sample_type;
-	size_t size = 0;
-
-	if (!evsel->attr.sample_id_all)
-		return 0;
-	if (st & PERF_SAMPLE_TID)
-		size += 8;
-	if (st & PERF_SAMPLE_TIME)
-		size += 8;
-	if (st & PERF_SAMPLE_ID)
-		size += 8;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		size += 8;
-	if (st & PERF_SAMPLE_CPU)
-		size += 8;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		size += 8;
-	return size;
+	return evsel->attr.sample_id_all ? sample_id__size(evsel->attr.sample_type) : 0;
 }

@@ -38,9 +38,9 @@
 
 #include "precord/cpumap.h"
 #include "precord/options.h"
+#include "precord/util.h"
 #include "precord/threadmap.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define DEFAULT_FREQ		4000
 #define DEFAULT_OUTPUT		"perf.data"
@@ -87,11 +87,9 @@ opt_error(struct parse_ctx *ctx, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (ctx->err && ctx->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(ctx->err, ctx->errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errbuf__vset(ctx->err, ctx->errlen, fmt, ap);
+	va_end(ap);
 	return err;
 }
 
@@ -1049,7 +1047,7 @@ static const struct opt_def record_options[] = {
 		  "fine-tune event synthesis: default=all"),
 	OPT_PERF_ONLY(0, "tail-synthesize"),
 	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
-	  "streaming threads: cpu, core, package, numa (default) or masks; --no-threads: one",
+	  "streaming threads: adaptive[:MAX] (default), cpu, core, package, numa or masks; --no-threads: one",
 	  opt_threads, 0, 0 },
 	OPT_PERF_ONLY(0, "timestamp-boundary"),
 	OPT_PERF_ONLY(0, "timestamp-filename"),

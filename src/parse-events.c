@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "precord/parse-events.h"
+#include "precord/util.h"
 #include "precord/evlist.h"
 #include "precord/pmu.h"
 #include "precord/tracefs.h"
@@ -111,7 +112,7 @@ static const struct event_symbol event_symbols[] = {
 	{ "cgroup-switches",		PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
 };
 
-#define NR_SYMBOLS	(sizeof(event_symbols) / sizeof(event_symbols[0]))
+#define NR_SYMBOLS	ARRAY_SIZE(event_symbols)
 
 /* perf's tool events: counted by perf stat itself, a dummy event in perf record. */
 static const char *const tool_events[] = { "duration_time", "user_time", "system_time" };
@@ -146,9 +147,9 @@ static const char *const cache_results[][MAX_ALIASES] = {
 /* Which operations each cache type has (read, write, prefetch bits). */
 static const unsigned int cache_type_ops[] = { 7, 5, 7, 7, 1, 1, 7 };
 
-#define NR_CACHE_TYPES		(sizeof(cache_types) / sizeof(cache_types[0]))
-#define NR_CACHE_OPS		(sizeof(cache_ops) / sizeof(cache_ops[0]))
-#define NR_CACHE_RESULTS	(sizeof(cache_results) / sizeof(cache_results[0]))
+#define NR_CACHE_TYPES		ARRAY_SIZE(cache_types)
+#define NR_CACHE_OPS		ARRAY_SIZE(cache_ops)
+#define NR_CACHE_RESULTS	ARRAY_SIZE(cache_results)
 
 /* ---- terms -------------------------------------------------------------- */
 
@@ -759,11 +760,11 @@ static void lex_initial_rules(const char *p, struct lex_match *m)
 
 	for (i = 0; i < NR_SYMBOLS; i++)
 		lex_match__offer(m, m_literal(p, event_symbols[i].symbol), R_SYM, (int)i);
-	for (i = 0; i < sizeof(tool_events) / sizeof(tool_events[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tool_events); i++)
 		lex_match__offer(m, m_literal(p, tool_events[i]), R_TOOL, (int)i);
-	for (i = 0; i < sizeof(kernel_pmu_events) / sizeof(kernel_pmu_events[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kernel_pmu_events); i++)
 		lex_match__offer(m, m_literal(p, kernel_pmu_events[i]), R_KERNEL_PMU, 0);
-	for (i = 0; i < sizeof(kernel_pmu_prefixes) / sizeof(kernel_pmu_prefixes[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kernel_pmu_prefixes); i++)
 		lex_match__offer(m, m_prefix_lower(p, kernel_pmu_prefixes[i]), R_KERNEL_PMU, 0);
 	for (i = 0; i < NR_CACHE_TYPES; i++)
 		for (j = 0; j < MAX_ALIASES && cache_types[i][j]; j++)
@@ -1266,11 +1267,11 @@ int parse_events__branch_str(const char *str, u64 *mode)
 	for (;;) {
 		size_t len = strcspn(s, ","), i;
 
-		for (i = 0; i < sizeof(branch_modes) / sizeof(branch_modes[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(branch_modes); i++)
 			if (strlen(branch_modes[i].name) == len &&
 			    !strncasecmp(s, branch_modes[i].name, len))
 				break;
-		if (i == sizeof(branch_modes) / sizeof(branch_modes[0]))
+		if (i == ARRAY_SIZE(branch_modes))
 			return -EINVAL;
 		*mode |= branch_modes[i].mode;
 		if (!s[len])

@@ -3,7 +3,7 @@
  * status.c — the live status line of a recording.
  *
  * When stderr is a terminal and precord is not -q, the main thread's wait
- * loop (record.c) calls status__tick() at least once a second; it sums the
+ * loop (builtin/builtin-record.c) calls status__tick() at least once a second; it sums the
  * counters each streaming thread publishes after every pass (stream.c:
  * stream.live, relaxed atomic stores and loads: each counter is a
  * free-standing figure, nothing is read in order with anything else, and no

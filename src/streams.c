@@ -16,6 +16,13 @@
  * CPU; with overwrite rings (--overwrite), overwrite ring i writes
  * DIR/data.(nr_rings + i).
  *
+ * Adaptive layout (--threads=adaptive[:MAX], the default): the layout's
+ * threads are numa's, one per node, each made the lead of a stream_group
+ * (stream.c) that may add helpers on its node as its rings back up, up to
+ * MAX or one per recorded CPU of the node. A ring still writes only its own
+ * data.N, whichever thread of the group reads it. --switch-output and
+ * --overwrite (cfg->fixed) keep the lead threads alone.
+ *
  * --switch-output and snapshots: streams__switch() opens a new set of
  * data.N files in another directory and hands each thread its part through
  * the thread's command word (stream.h); the threads finish the old files,
@@ -148,8 +155,11 @@ int streams__check_spec(const char *spec, const struct topology *topo, const str
 	struct stream_layout *layout = NULL;
 	int ret = layout__new(spec, topo, cpus, &layout, err, errlen);
 
+	int t;
+
 	if (!ret)
-		ret = layout->nr;
+		for (t = 0; t < layout->nr; t++)
+			ret += layout__max_threads_of(layout, t);
 	layout__delete(layout);
 	return ret;
 }
@@ -181,6 +191,35 @@ static int streams__new_layout(struct streams *ss, struct evlist *evlist,
 		snprintf(err, errlen, "cannot fit the streaming threads to the allowed CPUs: %s",
 			 strerror(-ret));
 		return ret;
+	}
+	return 0;
+}
+
+/*
+ * Adaptive layout: each thread whose node has room for more than one
+ * becomes the lead of a group. A thread the layout keeps off its rings'
+ * CPUs (a cpuset) keeps the layout's pinning for its helpers too.
+ */
+static int streams__init_groups(struct streams *ss, const struct streams_config *cfg,
+				char *err, size_t errlen)
+{
+	int t, ret, max;
+
+	ss->fixed = ss->layout->adaptive && (cfg->fixed || ss->bk_rings);
+	if (!ss->layout->adaptive || ss->fixed)
+		return 0;
+	for (t = 0; t < ss->nr; t++) {
+		max = layout__max_threads_of(ss->layout, t);
+		if (max < 2 || ss->s[t].nr_rings < 2)
+			continue;
+		ret = stream_group__new(&ss->s[t], max, cfg->adapt);
+		if (ret) {
+			snprintf(err, errlen, "cannot set up the helpers of streaming thread %d: %s",
+				 t, strerror(-ret));
+			return ret;
+		}
+		ss->s[t].group->follow = !ss->layout->moved[t];
+		ss->adaptive = true;
 	}
 	return 0;
 }
@@ -224,7 +263,7 @@ static int streams__init_layout(struct streams *ss, struct evlist *evlist,
 		off += ss->s[t].nr_rings;
 		foff += ss->s[t].nr_files;
 	}
-	return 0;
+	return streams__init_groups(ss, cfg, err, errlen);
 }
 
 int streams__init(struct streams *ss, struct evlist *evlist, const struct streams_config *cfg,
@@ -437,27 +476,158 @@ u64 streams__backward_pending(const struct streams *ss)
 	return n;
 }
 
+int streams__live(const struct streams *ss, struct stream_live *sum)
+{
+	struct stream_live l;
+	int i, threads = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < ss->nr; i++) {
+		if (!ss->s[i].nr_rings)
+			continue;
+		threads += stream_group__read_live(&ss->s[i], &l);
+		sum->bytes += l.bytes;
+		sum->samples += l.samples;
+		sum->lost += l.lost;
+	}
+	return threads;
+}
+
+void streams__print_plan(const struct streams *ss, FILE *f)
+{
+	char cpus[128];
+	int t;
+
+	if (!ss->layout || !ss->layout->adaptive)
+		return;
+	if (ss->one_file) {
+		fprintf(f, "precord: adaptive layout: one streaming thread, with no CPU to add a "
+			"helper for, writes the output itself\n");
+		return;
+	}
+	if (ss->fixed) {
+		fprintf(f, "precord: adaptive layout: --switch-output and --overwrite keep one "
+			"streaming thread per node (they ask each thread in turn to change files)\n");
+		return;
+	}
+	for (t = 0; t < ss->nr; t++) {
+		int max = ss->s[t].group ? ss->s[t].group->max : 1;
+
+		cpu_map__snprintf(ss->layout->maps[t], cpus, sizeof(cpus));
+		fprintf(f, "precord: adaptive layout: %s reads the rings of CPUs %s (node %d) and "
+			"may run up to %d thread%s there\n", ss->s[t].name, cpus, ss->layout->node[t],
+			max, max == 1 ? "" : "s");
+	}
+}
+
+static const char *streams__why(const struct stream_helper_run *r, char *buf, size_t size)
+{
+	if (r->why == ADAPT_WHY_LOST)
+		snprintf(buf, size, "the kernel lost %llu records", (unsigned long long)r->lost);
+	else
+		snprintf(buf, size, "rings %u%% full when read (%d passes at %u%% or more in %llu ms)",
+			 r->fill / 10, ADAPT_NR_HIGH, ADAPT_HIGH / 10,
+			 (unsigned long long)(ADAPT_WINDOW_NS / 1000000));
+	return buf;
+}
+
+static void streams__print_runs(const struct stream *lead, FILE *f)
+{
+	const struct stream_group *g = lead->group;
+	char why[128], stop[96];
+	int i;
+
+	for (i = 0; i < g->nr_runs; i++) {
+		const struct stream_helper_run *r = &g->runs[i];
+		const struct stream *h = &g->helpers[r->slot - 1];
+		const struct stream *p = r->parent ? &g->helpers[r->parent - 1] : lead;
+
+		if (r->end == STREAM_RUN_ERROR)
+			snprintf(stop, sizeof(stop), "stopped at %.3f s on an error (%s)",
+				 (double)r->stop_ns / 1e9, strerror(-r->error));
+		else if (r->end == STREAM_RUN_IDLE)
+			snprintf(stop, sizeof(stop), "gave them back at %.3f s, idle",
+				 (double)r->stop_ns / 1e9);
+		else if (r->end == STREAM_RUN_HUP)
+			snprintf(stop, sizeof(stop), "gave them back at %.3f s, their tasks gone",
+				 (double)r->stop_ns / 1e9);
+		else
+			snprintf(stop, sizeof(stop), "ran to the end");
+		fprintf(f, "[ precord: %s added at %.3f s by %s for CPUs %s: %s; %s ]\n", h->name,
+			(double)r->start_ns / 1e9, p->name, r->cpus, streams__why(r, why, sizeof(why)),
+			stop);
+	}
+}
+
+void streams__print_adaptive(const struct streams *ss, FILE *f)
+{
+	int t, k, ran = 0, peak = 0, nodes = 0;
+
+	if (!ss->layout || !ss->layout->adaptive || ss->one_file)
+		return;
+	for (t = 0; t < ss->nr; t++) {
+		const struct stream *s = &ss->s[t];
+		const struct stream_group *g = s->group;
+
+		if (!s->nr_rings)
+			continue;
+		nodes++;
+		ran += g ? g->started : 1;
+		peak += g ? g->peak : 1;
+		if (!g)
+			continue;
+		for (k = 1; k < g->max; k++) {
+			const struct stream *h = &g->helpers[k - 1];
+
+			if (!h->adapt.since)
+				continue;	/* never ran (a run starts the rule's clock) */
+			fprintf(f, "[ precord: %s: %.3f MB, %llu wakeups, %llu samples, %llu lost, "
+				"%.3f s CPU ]\n", h->name, (double)h->stats.bytes / 1048576.0,
+				(unsigned long long)h->stats.wakeups,
+				(unsigned long long)h->stats.samples,
+				(unsigned long long)h->stats.lost, (double)h->stats.cpu_ns / 1e9);
+		}
+		fprintf(f, "[ precord: node %d (%s): %d streaming thread%s ran, %d at most at once, "
+			"of %d it may run ]\n", ss->layout->node[t], s->name, g->started,
+			g->started == 1 ? "" : "s", g->peak, g->max);
+		streams__print_runs(s, f);
+		if (g->start_error)
+			fprintf(f, "[ precord: a helper of %s could not start: %s ]\n", s->name,
+				strerror(-g->start_error));
+	}
+	fprintf(f, "[ precord: adaptive layout: %d streaming thread%s ran on %d node%s, %d at most "
+		"at once ]\n", ran, ran == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", peak);
+}
+
+static void streams__add_stats(struct stream_stats *t, const struct stream_stats *s)
+{
+	t->bytes += s->bytes;
+	t->wakeups += s->wakeups;
+	t->rounds += s->rounds;
+	t->samples += s->samples;
+	t->lost_records += s->lost_records;
+	t->lost += s->lost;
+	t->paused_lost += s->paused_lost;
+	t->cpu_ns += s->cpu_ns;
+	if (s->snapshots > t->snapshots)
+		t->snapshots = s->snapshots;
+	if (s->first_time && (!t->first_time || s->first_time < t->first_time))
+		t->first_time = s->first_time;
+	if (s->last_time > t->last_time)
+		t->last_time = s->last_time;
+}
+
 void streams__total(const struct streams *ss, struct stream_stats *t)
 {
-	int i;
+	int i, k;
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < ss->nr; i++) {
-		const struct stream_stats *s = &ss->s[i].stats;
+		const struct stream_group *g = ss->s[i].group;
 
-		t->bytes += s->bytes;
-		t->wakeups += s->wakeups;
-		t->rounds += s->rounds;
-		t->samples += s->samples;
-		t->lost_records += s->lost_records;
-		t->lost += s->lost;
-		t->paused_lost += s->paused_lost;
-		if (s->snapshots > t->snapshots)
-			t->snapshots = s->snapshots;
-		if (s->first_time && (!t->first_time || s->first_time < t->first_time))
-			t->first_time = s->first_time;
-		if (s->last_time > t->last_time)
-			t->last_time = s->last_time;
+		streams__add_stats(t, &ss->s[i].stats);
+		for (k = 1; g && k < g->max; k++)
+			streams__add_stats(t, &g->helpers[k - 1].stats);
 	}
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "precord/threadmap.h"
+#include "precord/util.h"
 
 /* A growable array of ids, used while building a map. */
 struct tid_vec {
@@ -234,7 +235,7 @@ static int tid__tgid(pid_t tid, pid_t *tgid)
 	while (fgets(line, sizeof(line), f)) {
 		int v;
 
-		if (sscanf(line, "Tgid: %d", &v) == 1) {
+		if (!parse__key_int(line, "Tgid", &v)) {
 			*tgid = v;
 			err = 0;
 			break;

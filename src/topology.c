@@ -8,6 +8,10 @@
  * synthetic one built from a description string such as "pack:2 core:8 pu:2"
  * for tests. Groups are hwloc objects in logical order; their CPUs come back
  * as cpu maps of OS indexes (the numbers perf_event_open and sysfs use).
+ * Offline CPUs are in no group (a node may have none left) but are present
+ * (hwloc's complete cpuset); a synthetic topology takes CPUs offline with
+ * topology__take_offline(), an hwloc restriction that remembers what was
+ * there.
  * A level the topology lacks degrades to something still usable: no cores
  * means one group per CPU, no packages or dies means one group for the whole
  * machine.
@@ -24,6 +28,7 @@
 #include <string.h>
 
 #include "precord/topology.h"
+#include "precord/util.h"
 
 #define NODE_MEMINFO_FMT	"/sys/devices/system/node/node%d/meminfo"
 
@@ -78,6 +83,7 @@ void topology__delete(struct topology *topo)
 	if (!topo)
 		return;
 	hwloc_topology_destroy(topo->hw);
+	hwloc_bitmap_free(topo->present);
 	free(topo);
 }
 
@@ -122,6 +128,43 @@ static struct cpu_map *cpuset__to_cpu_map(hwloc_const_cpuset_t set)
 struct cpu_map *topology__cpus(const struct topology *topo)
 {
 	return cpuset__to_cpu_map(topology__cpuset(topo));
+}
+
+struct cpu_map *topology__present_cpus(const struct topology *topo)
+{
+	return cpuset__to_cpu_map(topo->present ? topo->present :
+				  hwloc_topology_get_complete_cpuset(topo->hw));
+}
+
+int topology__take_offline(struct topology *topo, const struct cpu_map *cpus)
+{
+	hwloc_bitmap_t keep;
+	int i, err = 0;
+
+	if (!topo->synthetic || !cpus || cpu_map__is_any(cpus))
+		return -EINVAL;
+	keep = hwloc_bitmap_dup(topology__cpuset(topo));
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < cpus->nr; i++)
+		hwloc_bitmap_clr(keep, (unsigned int)cpus->map[i].cpu);
+	if (hwloc_bitmap_iszero(keep)) {
+		err = -EINVAL;
+		goto out_free;
+	}
+	if (!topo->present) {
+		topo->present = hwloc_bitmap_dup(hwloc_topology_get_complete_cpuset(topo->hw));
+		if (!topo->present) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+	}
+	/* flags 0: objects left without CPUs go, NUMA nodes stay (as the kernel keeps them) */
+	if (hwloc_topology_restrict(topo->hw, keep, 0) < 0)
+		err = errno == ENOMEM ? -ENOMEM : -EINVAL;
+out_free:
+	hwloc_bitmap_free(keep);
+	return err;
 }
 
 static hwloc_obj_type_t level__hwloc_type(enum topo_level level)
@@ -244,6 +287,27 @@ int topology__node_os_index(const struct topology *topo, int i)
 }
 
 /*
+ * A line of nodeN/meminfo: "Node N FIELD: VALUE kB", its field (with the
+ * colon) into name and its value. 0 or -EINVAL.
+ */
+static int node_meminfo__parse(char *line, char *name, size_t size, u64 *val)
+{
+	char *save, *tok[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		tok[i] = strtok_r(i ? NULL : line, " \t\n", &save);
+		if (!tok[i])
+			return -EINVAL;
+	}
+	if (parse__int(tok[1], 10, &i, NULL) || strlen(tok[2]) >= size ||
+	    parse__u64(tok[3], 10, val, NULL))
+		return -EINVAL;
+	memcpy(name, tok[2], strlen(tok[2]) + 1);
+	return 0;
+}
+
+/*
  * One field ("MemTotal:", "MemFree:") of a node's sysfs meminfo, whose lines
  * read "Node 0 MemTotal:  5597388 kB". 0 and the value, or -errno.
  */
@@ -260,7 +324,7 @@ static int node_meminfo__read(int node, const char *field, u64 *kb)
 	if (!fp)
 		return -errno;
 	while (getline(&line, &len, fp) > 0) {
-		if (sscanf(line, "%*s %*d %31s %" SCNu64, name, &val) != 2)
+		if (node_meminfo__parse(line, name, sizeof(name), &val))
 			continue;
 		if (!strcmp(name, field)) {
 			*kb = val;

@@ -53,6 +53,7 @@
 #include <linux/magic.h>
 
 #include "precord/tracefs.h"
+#include "precord/util.h"
 #include "precord/evlist.h"
 
 #ifndef TRACEFS_MAGIC
@@ -90,7 +91,7 @@ const char *tracefs__path(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(tracefs__mount_points) / sizeof(tracefs__mount_points[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tracefs__mount_points); i++)
 		if (tracefs__mounted_at(tracefs__mount_points[i]))
 			return tracefs__mount_points[i];
 	return tracefs__mount();
@@ -628,24 +629,6 @@ ssize_t tracefs__tracing_data(struct evlist *evlist, char **bufp)
 	return (ssize_t)b.len;
 }
 
-static int tracefs__write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 ssize_t tracefs__write_tracing_data(int fd, struct evlist *evlist)
 {
 	char *buf;
@@ -654,7 +637,7 @@ ssize_t tracefs__write_tracing_data(int fd, struct evlist *evlist)
 
 	if (len <= 0)
 		return len;
-	err = tracefs__write_all(fd, buf, (size_t)len);
+	err = write_all(fd, buf, (size_t)len);
 	free(buf);
 	return err ? err : len;
 }

@@ -49,7 +49,7 @@
  * (open offset + w->written is where the file is cut), so a full disk loses
  * only what did not fit; the file may then end inside a record, and the
  * caller, who knows the record format, cuts it back to the last whole one
- * (record.c does, when it finishes the file).
+ * (builtin/record-output.c does, when it finishes the file).
  */
 #include <errno.h>
 #include <fcntl.h>

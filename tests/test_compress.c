@@ -377,7 +377,7 @@ static void test_levels(void **state)
 	free(f19.p);
 }
 
-/* Level 22 (about 800 MB of tables, as in perf): works, and reads back. */
+/* Level 22 (its window held to 8 MiB): works, and reads back within the readers' window. */
 static void test_level_max(void **state)
 {
 	struct bytes src, file = { 0 };
@@ -390,6 +390,42 @@ static void test_level_max(void **state)
 	zdecomp_check(&file, &src);
 	free(src.p);
 	free(file.p);
+}
+
+/*
+ * A frame that asks for a 64 MiB window (another tool's level 21, or a
+ * crafted file of a few hundred bytes) is refused before the window is
+ * allocated, with a message that says why.
+ */
+static void test_window_limit(void **state)
+{
+	unsigned char src[4096], rec[HDR + 8192];
+	struct perf_event_header h = { .type = PERF_RECORD_COMPRESSED };
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	struct zdecomp *d;
+	ZSTD_outBuffer out = { rec + HDR, sizeof(rec) - HDR, 0 };
+	ZSTD_inBuffer in = { src, sizeof(src), 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (unsigned char)(i * 7);
+	assert_non_null(c);
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 26)));
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)));
+	/* Size unknown when the frame begins (as in a recorder): the window stays 64 MiB. */
+	in.size = 100;
+	assert_false(ZSTD_isError(ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue)));
+	in.size = sizeof(src);
+	assert_int_equal(ZSTD_compressStream2(c, &out, &in, ZSTD_e_end), 0);
+	ZSTD_freeCCtx(c);
+	h.size = (u16)(HDR + out.pos);
+	memcpy(rec, &h, sizeof(h));
+
+	d = zdecomp__new();
+	assert_non_null(d);
+	assert_int_equal(zdecomp__feed(d, rec, h.size), -EOVERFLOW);
+	assert_non_null(strstr(zdecomp__strerror(-EOVERFLOW), "window over 8 MiB"));
+	zdecomp__delete(d);
 }
 
 static void test_ratio(void **state)
@@ -548,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_small_calls),
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_level_max),
+		cmocka_unit_test(test_window_limit),
 		cmocka_unit_test(test_ratio),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_bad_inner_header),

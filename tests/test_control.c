@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "precord/control.h"
+#include "helpers.h"
 
 /* --- helpers -------------------------------------------------------------- */
 
@@ -93,8 +94,7 @@ struct fifo_dir {
 
 static void fifo_dir__make(struct fifo_dir *d)
 {
-	snprintf(d->dir, sizeof(d->dir), "/tmp/precord-ctl-XXXXXX");
-	assert_non_null(mkdtemp(d->dir));
+	assert_int_equal(tmpdir__make(d->dir, sizeof(d->dir), "/tmp", "ctl"), 0);
 	snprintf(d->ctl, sizeof(d->ctl), "%s/ctl", d->dir);
 	snprintf(d->ack, sizeof(d->ack), "%s/ack", d->dir);
 	assert_int_equal(mkfifo(d->ctl, 0600), 0);
@@ -103,9 +103,7 @@ static void fifo_dir__make(struct fifo_dir *d)
 
 static void fifo_dir__remove(struct fifo_dir *d)
 {
-	unlink(d->ctl);
-	unlink(d->ack);
-	rmdir(d->dir);
+	tmpdir__remove(d->dir);
 }
 
 /* --- specs ---------------------------------------------------------------- */

@@ -331,6 +331,47 @@ static void test_intersect(void **state)
 	cpu_map__put(a);
 }
 
+static void test_subtract(void **state)
+{
+	static const int a_cpus[] = { 0, 1, 2, 3, 6, 7 }, b_cpus[] = { 1, 3, 4, 7, 9 };
+	struct cpu_map *a = cpu_map__new_from(a_cpus, 6), *b = cpu_map__new_from(b_cpus, 5);
+	struct cpu_map *any = cpu_map__new_any(), *r;
+
+	r = cpu_map__subtract(a, b);
+	assert_map(r, "0,2,6");
+	cpu_map__put(r);
+	r = cpu_map__subtract(b, a);
+	assert_map(r, "4,9");
+	cpu_map__put(r);
+	r = cpu_map__subtract(a, a);
+	assert_non_null(r);
+	assert_int_equal(r->nr, 0);
+	cpu_map__put(r);
+	assert_null(cpu_map__subtract(a, any));
+	assert_null(cpu_map__subtract(any, a));
+	assert_null(cpu_map__subtract(NULL, a));
+
+	cpu_map__put(any);
+	cpu_map__put(b);
+	cpu_map__put(a);
+}
+
+/* present: the kernel's list, holding every online CPU. */
+static void test_present(void **state)
+{
+	struct cpu_map *present = cpu_map__new_present(), *online = cpu_map__new_online(), *r;
+
+	assert_non_null(present);
+	assert_non_null(online);
+	r = cpu_map__subtract(online, present);
+	assert_non_null(r);
+	assert_int_equal(r->nr, 0);
+	assert_int_equal(present->map[present->nr - 1].cpu + 1, cpu__max_present());
+	cpu_map__put(r);
+	cpu_map__put(online);
+	cpu_map__put(present);
+}
+
 #define GETS_PER_THREAD	100000
 
 /* No cmocka asserts off the main thread: count mismatches, check after join. */
@@ -387,6 +428,8 @@ int main(void)
 		cmocka_unit_test(test_idx_binary_search),
 		cmocka_unit_test(test_for_each),
 		cmocka_unit_test(test_intersect),
+		cmocka_unit_test(test_subtract),
+		cmocka_unit_test(test_present),
 		cmocka_unit_test(test_refcount),
 	};
 

@@ -41,6 +41,7 @@
 
 #include "wq.h"
 #include "precord/evlist.h"
+#include "precord/tracefs.h"
 
 #define RING_PAGES	8
 
@@ -414,6 +415,119 @@ static void test_small_evlist_runs_inline(void **state)
 	thread_map__put(threads);
 }
 
+/* A sched tracepoint event (name: sched_switch, ...), or NULL without tracefs. */
+static struct evsel *tracepoint_evsel(const char *name, u64 marker)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.sample_period = marker,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER,
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1,
+	};
+	int id = tracefs__event_id("sched", name);
+
+	if (id < 0)
+		return NULL;
+	attr.config = (u64)id;
+	return evsel__new(&attr, name);
+}
+
+/*
+ * Tracepoint events open on the calling thread, CPU by CPU, after the
+ * others (which go to the workers): every open of one takes the kernel's
+ * event_mutex, so parallel callers only contend. They close like the
+ * others.
+ */
+static void check_tracepoints_on_caller(struct wq *wq)
+{
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(1, cpus, threads, wq);
+	struct open_log *log = calloc(1, sizeof(*log));
+	struct evsel *tp1 = tracepoint_evsel("sched_switch", 1001);
+	struct evsel *tp2 = tracepoint_evsel("sched_wakeup", 1002);
+	int before = count_fds(), i, n, c = 0;
+
+	assert_non_null(log);
+	if (!tp1 || !tp2) {
+		evsel__delete(tp1);
+		evsel__delete(tp2);
+		evlist__delete(evlist);
+		free(log);
+		skip();
+	}
+	assert_int_equal(evlist__add(evlist, tp1), 0);
+	assert_int_equal(evlist__add(evlist, tp2), 0);
+	evlist->open_fn = logging_open;
+	evlist->open_ctx = log;
+	open_or_skip(evlist, NULL);
+	check_slots(evlist);
+	n = atomic_load(&log->nr);
+	assert_int_equal(n, 3 * cpus->nr);
+	/* the dummy's opens first, on the workers; then the tracepoints' here, in order */
+	for (i = 0; i < cpus->nr; i++)
+		if (wq && cpus->nr > 1)
+			assert_int_not_equal(log->call[i].tid, gettid_());
+	for (i = cpus->nr; i < n; i++) {
+		assert_int_equal(log->call[i].tid, gettid_());
+		assert_int_equal(log->call[i].cpu, cpus->map[c].cpu);
+		if ((i - cpus->nr) % 2)
+			c++;
+	}
+	evlist__close(evlist);
+	assert_int_equal(evlist__nr_fds(evlist), 0);
+	assert_int_equal(count_fds(), before);
+	evlist__delete(evlist);
+	free(log);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+static void test_tracepoints_on_caller(void **state)
+{
+	struct fixture *fx = *state;
+
+	check_tracepoints_on_caller(fx->wq);
+	check_tracepoints_on_caller(NULL);
+}
+
+/* A group led by a tracepoint goes whole to the caller: the member needs its leader's fd. */
+static void test_tracepoint_group_on_caller(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(1, cpus, threads, fx->wq);
+	struct open_log *log = calloc(1, sizeof(*log));
+	struct evsel *tp = tracepoint_evsel("sched_switch", 1001), *member;
+	int i, n;
+
+	assert_non_null(log);
+	if (!tp) {
+		evlist__delete(evlist);
+		free(log);
+		skip();
+	}
+	assert_int_equal(evlist__add(evlist, tp), 0);
+	member = comm_evsel(true);
+	assert_int_equal(evlist__add(evlist, member), 0);
+	member->leader = tp;
+	tp->nr_members = 2;
+	evlist->open_fn = logging_open;
+	evlist->open_ctx = log;
+	open_or_skip(evlist, NULL);
+	check_slots(evlist);
+	n = atomic_load(&log->nr);
+	assert_int_equal(n, 3 * cpus->nr);
+	for (i = cpus->nr; i < n; i++)
+		assert_int_equal(log->call[i].tid, gettid_());
+	evlist__delete(evlist);
+	free(log);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
 /* ---- failures ------------------------------------------------------------------ */
 
 struct inject {
@@ -507,6 +621,44 @@ static void check_first_failure_reported(struct wq *wq)
 	evlist->open_ctx = &inj;
 	assert_int_equal(evlist__open_wq(evlist, wq, &oerr), -EBUSY);
 	assert_ptr_equal(oerr.evsel, evlist->entries[1]);
+	assert_int_equal(oerr.cpu.cpu, inj.cpu);
+	assert_int_equal(count_fds(), before);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/*
+ * The same across the two passes: a tracepoint (evsel 1, opened on the
+ * caller after the others) failing on the last CPU comes before evsel 2
+ * failing on the first CPU on a worker.
+ */
+static void test_first_failure_across_passes(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(1, cpus, threads, fx->wq);
+	struct evsel *tp = tracepoint_evsel("sched_switch", 1001);
+	struct inject inj = {
+		.cpu = cpus->map[cpus->nr - 1].cpu, .config = 1001, .err = -EBUSY,
+		.cpu2 = cpus->map[0].cpu, .config2 = 1002,
+	};
+	struct evlist_open_error oerr;
+	int before = count_fds();
+
+	if (!tp) {
+		evlist__delete(evlist);
+		skip();
+	}
+	assert_int_equal(evlist__add(evlist, tp), 0);
+	assert_int_equal(evlist__add(evlist, comm_evsel(true)), 0);
+	evlist->entries[0]->attr.sample_period = 1000;
+	evlist->entries[2]->attr.sample_period = 1002;
+	evlist->open_fn = failing_open;
+	evlist->open_ctx = &inj;
+	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -EBUSY);
+	assert_ptr_equal(oerr.evsel, tp);
 	assert_int_equal(oerr.cpu.cpu, inj.cpu);
 	assert_int_equal(count_fds(), before);
 	evlist__delete(evlist);
@@ -1179,6 +1331,141 @@ static void test_per_thread_serial(void **state)
 	check_per_thread(NULL);
 }
 
+/*
+ * skip_failed_cpus: evsel 1 fails on the last CPU (an offline CPU gives
+ * ENODEV). The open leaves that CPU out, opens the rest, and says so.
+ */
+static void check_skip_failed_cpu(struct wq *wq, struct thread_map *threads)
+{
+	struct cpu_map *cpus = online();
+	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	int last = cpus->map[cpus->nr - 1].cpu;
+	struct inject inj = { .cpu = last, .config = 1001, .err = -ENODEV };
+	struct evlist_open_error oerr;
+	char msg[256], want[64];
+	int before = count_fds(), i;
+
+	if (cpus->nr < 2) {
+		evlist__delete(evlist);
+		cpu_map__put(cpus);
+		skip();
+	}
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open;
+	evlist->open_ctx = &inj;
+	evlist->skip_failed_cpus = true;
+	open_or_skip(evlist, &oerr);
+	assert_true(oerr.fallbacks & EVLIST_FALLBACK_SKIP_CPUS);
+	assert_int_equal(oerr.nr_skipped, 1);
+	assert_int_equal(oerr.skipped[0].cpu.cpu, last);
+	assert_int_equal(oerr.skipped[0].err, -ENODEV);
+	assert_int_equal(evlist->cpus->nr, cpus->nr - 1);
+	assert_false(cpu_map__has(evlist->cpus, (struct cpu){ last }));
+	check_slots(evlist);
+	/* online, so the reason is the error's text */
+	evlist_open_error__skipped_str(&oerr, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "CPU %d (%s)", last, strerror(ENODEV));
+	assert_string_equal(msg, want);
+	evlist_open_error__exit(&oerr);
+	assert_null(oerr.skipped);
+	/* its rings are those of the CPUs kept */
+	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
+	assert_int_equal(evlist->nr_rings, cpus->nr - 1);
+	evlist__delete(evlist);
+	assert_int_equal(count_fds(), before);
+	cpu_map__put(cpus);
+}
+
+static void test_skip_failed_cpu(void **state)
+{
+	struct fixture *fx = *state;
+	struct thread_map *dummy = thread_map__new_dummy();
+	struct sleepers sl;
+	struct thread_map *threads;
+
+	check_skip_failed_cpu(fx->wq, dummy);
+	check_skip_failed_cpu(NULL, dummy);
+	thread_map__put(dummy);
+	/* task events on every CPU (-p with -C): thread units */
+	threads = sleepers__start(&sl);
+	assert_non_null(threads);
+	check_skip_failed_cpu(fx->wq, threads);
+	sleepers__stop(&sl);
+	thread_map__put(threads);
+}
+
+/* Fails everywhere it is tried: every CPU of evsel config (cpu -1: all). */
+static int failing_open_all(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+			    int group_fd, unsigned long flags)
+{
+	struct inject *inj = ctx;
+	int fd;
+
+	if (attr->sample_period == inj->config && (inj->cpu < 0 || cpu == inj->cpu))
+		return inj->err;
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * What skip_failed_cpus does not skip: a failure on every CPU (the event,
+ * not a CPU), a failure on the only CPU, and a limit of the process.
+ */
+static void test_skip_failed_cpus_not_all(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online(), *one;
+	struct thread_map *threads = thread_map__new_dummy();
+	struct inject inj = { .cpu = -1, .config = 1001, .err = -ENODEV };
+	struct evlist_open_error oerr;
+	struct evlist *evlist;
+	int before = count_fds(), i;
+
+	evlist = comm_evlist(3, cpus, threads, fx->wq);
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open_all;
+	evlist->open_ctx = &inj;
+	evlist->skip_failed_cpus = true;
+	assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -ENODEV);
+	assert_int_equal(oerr.nr_skipped, 0);
+	assert_ptr_equal(oerr.evsel, evlist->entries[1]);
+	assert_int_equal(evlist->cpus->nr, cpus->nr);
+	evlist_open_error__exit(&oerr);
+	evlist__delete(evlist);
+
+	one = cpu_map__new_from(&cpus->map[0].cpu, 1);
+	inj.cpu = cpus->map[0].cpu;
+	evlist = comm_evlist(3, one, threads, NULL);
+	for (i = 0; i < 3; i++)
+		evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+	evlist->open_fn = failing_open_all;
+	evlist->open_ctx = &inj;
+	evlist->skip_failed_cpus = true;
+	assert_int_equal(evlist__open_wq(evlist, NULL, &oerr), -ENODEV);
+	assert_int_equal(oerr.nr_skipped, 0);
+	evlist__delete(evlist);
+	cpu_map__put(one);
+
+	if (cpus->nr >= 2) {
+		inj.cpu = cpus->map[cpus->nr - 1].cpu;
+		inj.err = -ENFILE;	/* the system's file table, not the CPU */
+		evlist = comm_evlist(3, cpus, threads, fx->wq);
+		for (i = 0; i < 3; i++)
+			evlist->entries[i]->attr.sample_period = 1000 + (u64)i;
+		evlist->open_fn = failing_open_all;
+		evlist->open_ctx = &inj;
+		evlist->skip_failed_cpus = true;
+		assert_int_equal(evlist__open_wq(evlist, fx->wq, &oerr), -ENFILE);
+		assert_int_equal(oerr.nr_skipped, 0);
+		evlist__delete(evlist);
+	}
+	assert_int_equal(count_fds(), before);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
 /* Task events on every CPU (perf record -p): ring c gets thread t's rename on CPU c. */
 static void test_task_events_on_cpus(void **state)
 {
@@ -1326,7 +1613,7 @@ static void test_thread_cpus_learnt(void **state)
 	thread_map__put(threads);
 }
 
-/* ---- the evsel-level calls record.c uses ---------------------------------------- */
+/* ---- the evsel-level calls the record command uses ---------------------------------------- */
 
 static void test_evsel_open_serial_api(void **state)
 {
@@ -1412,6 +1699,11 @@ int main(void)
 		cmocka_unit_test(test_open_runs_on_the_cpu),
 		cmocka_unit_test(test_small_evlist_runs_inline),
 		cmocka_unit_test(test_injected_failure_parallel),
+		cmocka_unit_test(test_skip_failed_cpu),
+		cmocka_unit_test(test_tracepoints_on_caller),
+		cmocka_unit_test(test_tracepoint_group_on_caller),
+		cmocka_unit_test(test_first_failure_across_passes),
+		cmocka_unit_test(test_skip_failed_cpus_not_all),
 		cmocka_unit_test(test_injected_failure_serial),
 		cmocka_unit_test(test_first_failure_reported),
 		cmocka_unit_test(test_failure_stops_later_evsels),

@@ -27,11 +27,15 @@
 #include "precord/topology.h"
 
 #include "version.h"
+#include "helpers.h"
 
 #define ATTR_SIZE	((u64)sizeof(struct perf_event_attr))
 #define FILE_ATTR_SIZE	(ATTR_SIZE + 16)
 
 /* ---- a hand-built evlist: cpu-clock with 3 ids, task-clock with 2 ---- */
+
+#define ST_HEADER	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 struct fixture {
 	struct evsel	evsel[2];
@@ -43,25 +47,10 @@ struct fixture {
 	int		fd;
 };
 
-static void evsel__init_sw(struct evsel *evsel, u64 config, const char *name, u64 *ids, int nr)
-{
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
-	evsel->attr.config = config;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.freq = 1;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	evsel->attr.read_format = PERF_FORMAT_ID;
-	evsel->name = (char *)name;
-	evsel->ids = ids;
-	evsel->nr_ids = nr;
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
+	int i;
 
 	if (!f)
 		return -1;
@@ -70,16 +59,15 @@ static int setup(void **state)
 	f->ids0[2] = 13;
 	f->ids1[0] = 21;
 	f->ids1[1] = 22;
-	evsel__init_sw(&f->evsel[0], PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", f->ids0, 3);
-	evsel__init_sw(&f->evsel[1], PERF_COUNT_SW_TASK_CLOCK, "task-clock:u", f->ids1, 2);
+	test_evsel__init(&f->evsel[0], 0, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", ST_HEADER, f->ids0, 3);
+	test_evsel__init(&f->evsel[1], 1, PERF_COUNT_SW_TASK_CLOCK, "task-clock:u", ST_HEADER,
+			 f->ids1, 2);
+	for (i = 0; i < 2; i++) {
+		f->evsel[i].attr.freq = 1;
+		f->evsel[i].attr.read_format = PERF_FORMAT_ID;
+	}
 	f->evsel[1].attr.exclude_kernel = 1;
-	f->entries[0] = &f->evsel[0];
-	f->entries[1] = &f->evsel[1];
-	f->evlist.entries = f->entries;
-	f->evlist.nr_entries = 2;
-	f->evsel[0].evlist = &f->evlist;
-	f->evsel[1].evlist = &f->evlist;
-	f->evsel[1].idx = 1;
+	test_evlist__init(&f->evlist, f->entries, f->evsel, 2);
 	snprintf(f->path, sizeof(f->path), "/tmp/precord-test-header-XXXXXX");
 	f->fd = mkstemp(f->path);
 	if (f->fd < 0) {

@@ -25,12 +25,15 @@
 #include <linux/magic.h>
 #include <cmocka.h>
 
+#include "precord/builtin.h"
 #include "precord/merge.h"
+#include "precord/merge-index.h"
 #include "precord/header.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
 #include "precord/tracefs.h"
 #include "precord/compress.h"
+#include "helpers.h"
 
 #define HDR		sizeof(struct perf_event_header)
 #define MAX_RECS	20000
@@ -58,34 +61,6 @@ struct fixture {
 };
 
 /* ---- building records ---- */
-
-struct rbuf {
-	u8	*p;
-	size_t	len, cap;
-};
-
-static void rbuf__put(struct rbuf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->p = realloc(b->p, b->cap);
-		assert_non_null(b->p);
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void rbuf__u64(struct rbuf *b, u64 v)
-{
-	rbuf__put(b, &v, sizeof(v));
-}
-
-static void rbuf__hdr(struct rbuf *b, u32 type, u16 size)
-{
-	struct perf_event_header h = { .type = type, .misc = 0, .size = size };
-
-	rbuf__put(b, &h, sizeof(h));
-}
 
 /* A default-layout sample; ip carries a tag to find the record again. */
 static void put_sample(struct rbuf *b, u64 id, u64 time, u64 tag)
@@ -141,18 +116,10 @@ static void put_bare(struct rbuf *b, u32 type)
 
 static void evsel__init_test(struct evsel *evsel, int idx, u64 sample_type, u64 *ids)
 {
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
+	test_evsel__init(evsel, idx, idx ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK,
+			 idx ? "task-clock" : "cpu-clock", sample_type, ids, 2);
 	evsel->attr.size = sizeof(evsel->attr);
-	evsel->attr.config = idx ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = sample_type;
 	evsel->attr.read_format = PERF_FORMAT_ID;
-	evsel->name = (char *)(idx ? "task-clock" : "cpu-clock");
-	evsel->idx = idx;
-	evsel->ids = ids;
-	evsel->nr_ids = 2;
 }
 
 static int setup_in(void **state, const char *base)
@@ -161,8 +128,7 @@ static int setup_in(void **state, const char *base)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "%s/precord-test-merge-XXXXXX", base);
-	if (!mkdtemp(f->dir)) {
+	if (tmpdir__make(f->dir, sizeof(f->dir), base, "merge")) {
 		free(f);
 		return -1;
 	}
@@ -204,30 +170,11 @@ static bool on_tmpfs(const char *path)
 	return statfs(path, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
 }
 
-static void dir__remove(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (unlink(path) < 0 && errno == EISDIR)
-			dir__remove(path);	/* test_errors' out/, when it failed */
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	dir__remove(f->dir);
+	tmpdir__remove(f->dir);
 	unlink(f->out);
 	topology__delete(f->topo);
 	free(f->data_recs);
@@ -270,12 +217,12 @@ static void write_data_file(struct fixture *f, bool finish)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(header__write_start(fd, &f->evlist, &off), 0);
-	assert_int_equal(pwrite(fd, b.p, b.len, (off_t)off), (ssize_t)b.len);
+	assert_int_equal(pwrite(fd, b.data, b.len, (off_t)off), (ssize_t)b.len);
 	if (finish)
 		assert_int_equal(header__write_end(fd, &f->evlist, off, b.len, &env), 0);
 	close(fd);
 	free(f->data_recs);
-	f->data_recs = b.p;
+	f->data_recs = b.data;
 	f->data_len = b.len;
 }
 
@@ -530,14 +477,14 @@ static void make_basic_dir(struct fixture *f, struct basic *bd)
 	put_sample(&b2, 11, 5000, 3999);
 	bd->half = (HDR + 48) / 2;
 	b2.len -= bd->half;
-	write_file(f->dir, "data.0", b0.p, b0.len);
-	write_file(f->dir, "data.1", b1.p, b1.len);
-	write_file(f->dir, "data.2", b2.p, b2.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
+	write_file(f->dir, "data.1", b1.data, b1.len);
+	write_file(f->dir, "data.2", b2.data, b2.len);
 	write_file(f->dir, "data.3", "", 0);
 	bd->samples = 300 + 300 + 40;
-	free(b0.p);
-	free(b1.p);
-	free(b2.p);
+	free(b0.data);
+	free(b1.data);
+	free(b2.data);
 }
 
 static void test_basic(void **state)
@@ -725,8 +672,8 @@ static void test_sample_id_and_foreign_attrs(void **state)
 		rbuf__u64(&d1, 502);
 		rbuf__u64(&d1, 0);
 	}
-	write_file(f->dir, "data.0", d0.p, d0.len);
-	write_file(f->dir, "data.1", d1.p, d1.len);
+	write_file(f->dir, "data.0", d0.data, d0.len);
+	write_file(f->dir, "data.1", d1.data, d1.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, NULL, 0), 0);
 
 	outfile__load(&o, f->out);
@@ -746,8 +693,8 @@ static void test_sample_id_and_foreign_attrs(void **state)
 		last = t;
 	}
 	outfile__free(&o);
-	free(d0.p);
-	free(d1.p);
+	free(d0.data);
+	free(d1.data);
 }
 
 /* One evsel with no id at all: every record is that evsel's. */
@@ -781,8 +728,8 @@ static void test_single_evsel_no_id(void **state)
 		rbuf__u64(b, 500 - 3 * (u64)(49 - i) + 1);
 		rbuf__u64(b, 0);
 	}
-	write_file(f->dir, "data.0", d0.p, d0.len);
-	write_file(f->dir, "data.1", d1.p, d1.len);
+	write_file(f->dir, "data.0", d0.data, d0.len);
+	write_file(f->dir, "data.1", d1.data, d1.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, NULL, 0), 0);
 	outfile__load(&o, f->out);
 	assert_int_equal(o.nr, 3 + 100);
@@ -796,8 +743,8 @@ static void test_single_evsel_no_id(void **state)
 		last = t;
 	}
 	outfile__free(&o);
-	free(d0.p);
-	free(d1.p);
+	free(d0.data);
+	free(d1.data);
 }
 
 /* A zeroed tail (an mmap writer killed) ends that stream; the others go on. */
@@ -817,8 +764,8 @@ static void test_zeroed_tail(void **state)
 	}
 	rbuf__put(&b0, zeros, sizeof(zeros));
 	put_sample(&b0, 11, 1000, 999);	/* after the hole: not merged */
-	write_file(f->dir, "data.0", b0.p, b0.len);
-	write_file(f->dir, "data.1", b1.p, b1.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
+	write_file(f->dir, "data.1", b1.data, b1.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "data.0"));
 	assert_non_null(strstr(err, "size 0"));
@@ -833,13 +780,13 @@ static void test_zeroed_tail(void **state)
 
 	/* Nothing but zeroes after the records: an mmap writer's room, said so. */
 	b0.len -= HDR + 48;
-	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "data.0 ends in 4096 bytes of zeroes"));
 	assert_int_equal(st.bytes_cut, sizeof(zeros));
 	assert_int_equal(st.records, 40);
-	free(b0.p);
-	free(b1.p);
+	free(b0.data);
+	free(b1.data);
 }
 
 /*
@@ -864,8 +811,8 @@ static void test_given_back_inputs(void **state)
 	write_data_file(f, true);
 	for (i = 0; i < 20; i++)
 		put_sample(&b1, 21, 11 + 2 * (u64)i, 200 + (u64)i);
-	write_file(f->dir, "data.1", b1.p, b1.len);
-	write_file(f->dir, "data.0", b1.p, b1.len);
+	write_file(f->dir, "data.1", b1.data, b1.len);
+	write_file(f->dir, "data.0", b1.data, b1.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
 	before = read_whole(f->out, &len);
 
@@ -873,7 +820,7 @@ static void test_given_back_inputs(void **state)
 	rbuf__put(&b0, zeros, sizeof(zeros));
 	for (i = 0; i < 20; i++)
 		put_sample(&b0, 11, 10 + 2 * (u64)i, 100 + (u64)i);
-	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), -ENODATA);
 	assert_non_null(strstr(err, "data.0 holds zeroes at offset 0"));
 	assert_non_null(strstr(err, "gave its records back"));
@@ -889,7 +836,7 @@ static void test_given_back_inputs(void **state)
 	assert_file_holds(f->out, before, len);
 
 	/* all zeroes beside records: room an mmap writer reserved and never filled */
-	write_file(f->dir, "data.1", b1.p, b1.len);
+	write_file(f->dir, "data.1", b1.data, b1.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.records, 20);
 	assert_non_null(strstr(err, "data.0 ends in 8192 bytes of zeroes from offset 0"));
@@ -897,15 +844,15 @@ static void test_given_back_inputs(void **state)
 	/* killed in its first copy: a zero header, then the body */
 	b0.len = 0;
 	put_sample(&b0, 11, 10, 100);
-	memset(b0.p, 0, HDR);
+	memset(b0.data, 0, HDR);
 	rbuf__put(&b0, zeros, sizeof(zeros));
-	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.records, 20);
 	assert_non_null(strstr(err, "data.0 has a record of size 0 at offset 0"));
 	free(before);
-	free(b0.p);
-	free(b1.p);
+	free(b0.data);
+	free(b1.data);
 }
 
 /*
@@ -934,7 +881,7 @@ static void check_unfinished_data(struct fixture *f, bool perf_style)
 	}
 	for (i = 0; i < 10; i++)
 		put_sample(&b0, 11, 10 + (u64)i, (u64)i);
-	write_file(f->dir, "data.0", b0.p, b0.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, NULL, 0), 0);
 	assert_int_equal(st.data_records, 3);
 	assert_int_equal(st.records, 10);
@@ -943,7 +890,7 @@ static void check_unfinished_data(struct fixture *f, bool perf_style)
 	assert_int_equal(o.nr_feats, 0);
 	assert_int_equal(o.nr, 13);
 	outfile__free(&o);
-	free(b0.p);
+	free(b0.data);
 }
 
 static void test_unfinished_data(void **state)
@@ -975,7 +922,7 @@ static void test_single_file(void **state)
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	assert_true(lseek(fd, 0, SEEK_END) > 0);
-	assert_int_equal(write(fd, b.p, b.len), (ssize_t)b.len);
+	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
 	/* the streaming thread last noted the first 3 records and 4 samples */
 	noted = f->data_len + 4 * (HDR + 6 * 8);
 	assert_int_equal(pwrite(fd, &noted, 8, offsetof(struct perf_file_header, data.size)), 8);
@@ -997,7 +944,7 @@ static void test_single_file(void **state)
 	assert_int_equal(st.data_records, 12);
 
 	close(fd);
-	free(b.p);
+	free(b.data);
 
 	/* the merged file has no features either, but its header covers it all */
 	snprintf(path, sizeof(path), "%s", f->out);
@@ -1037,7 +984,7 @@ static void test_single_file_ahead(void **state)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(header__write_start_ahead(fd, &f->evlist, &env, &off), 0);
-	assert_int_equal(pwrite(fd, b.p, b.len, (off_t)off), (ssize_t)b.len);
+	assert_int_equal(pwrite(fd, b.data, b.len, (off_t)off), (ssize_t)b.len);
 	/* the thread noted every record before it was killed */
 	size = b.len;
 	assert_int_equal(pwrite(fd, &size, 8, offsetof(struct perf_file_header, data.size)), 8);
@@ -1071,7 +1018,7 @@ static void test_single_file_ahead(void **state)
 	/* finished: nothing more to do */
 	assert_int_equal(merge__dir(f->out, f->out, NULL, &st, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "is a finished perf.data file"));
-	free(b.p);
+	free(b.data);
 }
 
 /* perf record's killed file (data size 0, no table) of one tracepoint event, id `id`. */
@@ -1094,7 +1041,7 @@ static void check_single_tracepoint(struct fixture *f, int id, int want_tracing)
 	for (i = 0; i < 4; i++)
 		put_sample(&b, 11, 10 + (u64)i, (u64)i);
 	assert_true(lseek(fd, 0, SEEK_END) > 0);
-	assert_int_equal(write(fd, b.p, b.len), (ssize_t)b.len);
+	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
 	close(fd);
 
 	assert_int_equal(merge__dir(path, f->out, NULL, &st, err, sizeof(err)), 0);
@@ -1108,7 +1055,7 @@ static void check_single_tracepoint(struct fixture *f, int id, int want_tracing)
 		assert_memory_equal((const u8 *)o.feats[0].data + 3, "tracing", 7);
 	}
 	outfile__free(&o);
-	free(b.p);
+	free(b.data);
 }
 
 /*
@@ -1170,8 +1117,8 @@ static void test_inversion_within_window(void **state)
 		put_sample(&b1, 21, 1005 + 10 * (u64)(400 - ahead + i), 1000 + (u64)i);
 	for (i = 0; i < 400 - ahead; i++)
 		put_sample(&b1, 21, 1005 + 10 * (u64)i, 1000 + (u64)(ahead + i));
-	write_file(f->dir, "data.0", b0.p, b0.len);
-	write_file(f->dir, "data.1", b1.p, b1.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
+	write_file(f->dir, "data.1", b1.data, b1.len);
 	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
 	assert_int_equal(st.records, 800);
 	outfile__load(&o, f->out);
@@ -1183,8 +1130,8 @@ static void test_inversion_within_window(void **state)
 	assert_int_equal(outfile__check_sorted(&o, 3), 800);
 	assert_int_equal(outfile__perf_unordered(&o), 0);
 	outfile__free(&o);
-	free(b0.p);
-	free(b1.p);
+	free(b0.data);
+	free(b1.data);
 }
 
 /*
@@ -1209,8 +1156,8 @@ static void check_late_record(struct fixture *f, u64 round_bytes, int unordered)
 		if (i == 150)
 			put_sample(&b1, 21, 1005 + 10 * 50, 1000 + 50);
 	}
-	write_file(f->dir, "data.0", b0.p, b0.len);
-	write_file(f->dir, "data.1", b1.p, b1.len);
+	write_file(f->dir, "data.0", b0.data, b0.len);
+	write_file(f->dir, "data.1", b1.data, b1.len);
 	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
 	assert_int_equal(st.records, 800);
 	outfile__load(&o, f->out);
@@ -1218,8 +1165,8 @@ static void check_late_record(struct fixture *f, u64 round_bytes, int unordered)
 	outfile__check_tags(&o, 1000, 400);
 	assert_int_equal(outfile__perf_unordered(&o), unordered);
 	outfile__free(&o);
-	free(b0.p);
-	free(b1.p);
+	free(b0.data);
+	free(b1.data);
 }
 
 static void test_late_record(void **state)
@@ -1250,14 +1197,14 @@ static void test_random_streams(void **state)
 			t += (u64)(rand() % 50);
 			if (rand() % 16 == 0 && i > 0) {
 				/* an interrupt's record written first: swap with the previous */
-				memcpy(b.p + b.len - (HDR + 48) + HDR + 24, &t, 8);
+				memcpy(b.data + b.len - (HDR + 48) + HDR + 24, &t, 8);
 				put_sample(&b, file % 2 ? 21 : 12, prev, (u64)(file * 1000 + i));
 			} else {
 				put_sample(&b, file % 2 ? 21 : 12, t, (u64)(file * 1000 + i));
 			}
 		}
 		snprintf(name, sizeof(name), "data.%d", file);
-		write_file(f->dir, name, b.p, b.len);
+		write_file(f->dir, name, b.data, b.len);
 		total += 600;
 	}
 	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
@@ -1268,13 +1215,7 @@ static void test_random_streams(void **state)
 		outfile__check_tags(&o, (u64)file * 1000, 600);
 	assert_int_equal(outfile__perf_unordered(&o), 0);
 	outfile__free(&o);
-	free(b.p);
-}
-
-static int rbuf__emit(void *ctx, const void *record, size_t size)
-{
-	rbuf__put(ctx, record, size);
-	return 0;
+	free(b.data);
 }
 
 /* The data section's kernel records, FINISHED_ROUNDs left out, decompressed if need be. */
@@ -1322,7 +1263,7 @@ static int make_parallel_dir(struct fixture *f, bool untimed)
 
 			if (i % 16 == 1) {
 				/* written before the previous one: swap their times */
-				memcpy(b.p + b.len - (HDR + 48) + HDR + 24, &t, 8);
+				memcpy(b.data + b.len - (HDR + 48) + HDR + 24, &t, 8);
 				t -= 10;
 			}
 			if (untimed && file == 0 && i == 1000)
@@ -1338,9 +1279,9 @@ static int make_parallel_dir(struct fixture *f, bool untimed)
 		if (file == 2)
 			b.len -= 20;
 		snprintf(name, sizeof(name), "data.%d", file);
-		write_file(f->dir, name, b.p, b.len);
+		write_file(f->dir, name, b.data, b.len);
 	}
-	free(b.p);
+	free(b.data);
 	return total - 1;	/* the cut record */
 }
 
@@ -1354,11 +1295,11 @@ static void check_same_kernel_records(const char *a, const char *b)
 	outfile__kernel_bytes(&oa, &ka);
 	outfile__kernel_bytes(&ob, &kb);
 	assert_int_equal(ka.len, kb.len);
-	assert_memory_equal(ka.p, kb.p, ka.len);
+	assert_memory_equal(ka.data, kb.data, ka.len);
 	outfile__free(&oa);
 	outfile__free(&ob);
-	free(ka.p);
-	free(kb.p);
+	free(ka.data);
+	free(kb.data);
 }
 
 /*
@@ -2111,8 +2052,8 @@ static void test_compressed_input(void **state)
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
 	orig.cap = orig.len = (size_t)lseek(fd, 0, SEEK_END);
-	orig.p = malloc(orig.len);
-	assert_int_equal(pread(fd, orig.p, orig.len, 0), (ssize_t)orig.len);
+	orig.data = malloc(orig.len);
+	assert_int_equal(pread(fd, orig.data, orig.len, 0), (ssize_t)orig.len);
 	close(fd);
 	zc = zcomp__new(3);
 	assert_non_null(zc);
@@ -2120,10 +2061,10 @@ static void test_compressed_input(void **state)
 		piece = n % 2 ? 1000 : 3000;	/* cut records in two */
 		if (piece > orig.len - pos)
 			piece = orig.len - pos;
-		assert_int_equal(zcomp__compress(zc, orig.p + pos, piece, rbuf__emit, &packed), 0);
+		assert_int_equal(zcomp__compress(zc, orig.data + pos, piece, rbuf__emit, &packed), 0);
 	}
 	zcomp__delete(zc);
-	write_file(f->dir, "data.1", packed.p, packed.len);
+	write_file(f->dir, "data.1", packed.data, packed.len);
 
 	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st_z, NULL, 0), 0);
 	assert_int_equal(st_z.records, st.records);
@@ -2136,9 +2077,9 @@ static void test_compressed_input(void **state)
 			    o.hdr.data.size);
 	outfile__free(&o);
 	outfile__free(&oz);
-	free(plain.p);
-	free(packed.p);
-	free(orig.p);
+	free(plain.data);
+	free(packed.data);
+	free(orig.data);
 }
 
 /*
@@ -2163,7 +2104,7 @@ static void test_compressed_unaligned(void **state)
 			put_sample(&plain, 11, 10 + (u64)i, 500 + (u64)i);
 		zc = zcomp__new(1);
 		assert_non_null(zc);
-		assert_int_equal(zcomp__compress(zc, plain.p, plain.len, rbuf__emit, &packed), 0);
+		assert_int_equal(zcomp__compress(zc, plain.data, plain.len, rbuf__emit, &packed), 0);
 		zcomp__delete(zc);
 		if (packed.len % 8)
 			break;
@@ -2171,7 +2112,7 @@ static void test_compressed_unaligned(void **state)
 	assert_true(packed.len % 8);
 	put_sample(&packed, 21, 1000, 900);	/* unaligned */
 	put_comm(&packed, 22, 1001, 77);	/* and one with its time in a trailer */
-	write_file(f->dir, "data.0", packed.p, packed.len);
+	write_file(f->dir, "data.0", packed.data, packed.len);
 
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, NULL, 0), 0);
 	assert_int_equal(st.records, (u64)n + 2);
@@ -2182,8 +2123,8 @@ static void test_compressed_unaligned(void **state)
 	outfile__check_tags(&o, 500, n);
 	outfile__check_tags(&o, 900, 1);
 	outfile__free(&o);
-	free(plain.p);
-	free(packed.p);
+	free(plain.data);
+	free(packed.data);
 }
 
 /* -z: one zstd stream of the kernel records, HEADER_COMPRESSED, plain markers between. */
@@ -2208,7 +2149,7 @@ static void test_compressed_output(void **state)
 	outfile__check_data_first(&oz, f);
 	outfile__kernel_bytes(&oz, &unpacked);
 	assert_int_equal(unpacked.len, plain.len);
-	assert_memory_equal(unpacked.p, plain.p, plain.len);
+	assert_memory_equal(unpacked.data, plain.data, plain.len);
 	assert_int_equal(st_z.rounds, st.rounds);
 	assert_int_equal(outfile__count(&oz, PERF_RECORD_FINISHED_ROUND), st.rounds);
 	assert_true(outfile__count(&oz, PERF_RECORD_COMPRESSED) >= (int)st.rounds);
@@ -2225,8 +2166,8 @@ static void test_compressed_output(void **state)
 	assert_false(header__has_feat(&oz.hdr, HEADER_DIR_FORMAT));
 	outfile__free(&o);
 	outfile__free(&oz);
-	free(plain.p);
-	free(unpacked.p);
+	free(plain.data);
+	free(unpacked.data);
 }
 
 static int dir__count(const char *dir)
@@ -2269,7 +2210,7 @@ static void test_errors(void **state)
 	write_data_file(f, true);
 	rbuf__hdr(&b, PERF_RECORD_AUXTRACE, HDR + 40);
 	rbuf__put(&b, (u8[40]){ 0 }, 40);
-	write_file(f->dir, "data.0", b.p, b.len);
+	write_file(f->dir, "data.0", b.data, b.len);
 	assert_int_equal(merge__dir(f->dir, out, NULL, NULL, err, sizeof(err)), -ENOTSUP);
 	assert_non_null(strstr(err, "AUX"));
 	assert_int_equal(dir__count(outdir), 0);
@@ -2278,7 +2219,7 @@ static void test_errors(void **state)
 	unlink(out);
 	b.len = 0;
 	put_sample(&b, 11, 5, 5);
-	write_file(f->dir, "data.0", b.p, b.len);
+	write_file(f->dir, "data.0", b.data, b.len);
 	assert_int_equal(merge__dir(f->dir, "/nonexistent/dir/x", NULL, NULL, err, sizeof(err)),
 			 -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/dir/x"));
@@ -2288,7 +2229,7 @@ static void test_errors(void **state)
 				    NULL, err, sizeof(err)), -EINVAL);
 	assert_int_equal(dir__count(outdir), 0);
 	rmdir(outdir);
-	free(b.p);
+	free(b.data);
 }
 
 static void test_cmd_merge(void **state)
@@ -2301,7 +2242,7 @@ static void test_cmd_merge(void **state)
 
 	write_data_file(f, true);
 	put_sample(&b, 11, 5, 5);
-	write_file(f->dir, "data.0", b.p, b.len);
+	write_file(f->dir, "data.0", b.data, b.len);
 
 	/* DIR.staging/ → DIR */
 	snprintf(target, sizeof(target), "%s.t", f->dir);
@@ -2355,7 +2296,7 @@ static void test_cmd_merge(void **state)
 	argv[1] = "/nonexistent/dir";
 	argv[2] = NULL;
 	assert_int_equal(cmd_merge(2, argv), 1);
-	free(b.p);
+	free(b.data);
 }
 
 /*
@@ -2376,7 +2317,7 @@ static void test_overlapping_ids(void **state)
 
 	write_data_file(f, true);
 	put_sample(&b, 11, 5, 5);
-	write_file(f->dir, "data.0", b.p, b.len);
+	write_file(f->dir, "data.0", b.data, b.len);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, err, sizeof(err)), 0);
 
 	snprintf(path, sizeof(path), "%s/data", f->dir);
@@ -2391,7 +2332,7 @@ static void test_overlapping_ids(void **state)
 	close(fd);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "cannot read the attrs: not a valid perf.data file"));
-	free(b.p);
+	free(b.data);
 }
 
 /* header__write_end_raw() refuses a feature given twice or out of range. */

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "precord/output.h"
+#include "helpers.h"
 
 #define NOBODY	65534
 
@@ -33,8 +34,7 @@ static int setup_dir(void **state)
 
 	if (!t)
 		return -1;
-	snprintf(t->path, sizeof(t->path), "/tmp/precord-output.XXXXXX");
-	if (!mkdtemp(t->path)) {
+	if (tmpdir__make(t->path, sizeof(t->path), "/tmp", "output")) {
 		free(t);
 		return -1;
 	}
@@ -45,10 +45,8 @@ static int setup_dir(void **state)
 static int teardown_dir(void **state)
 {
 	struct tdir *t = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", t->path);
-	if (system(cmd) != 0)
+	if (tmpdir__remove(t->path))
 		return -1;
 	free(t);
 	return 0;

@@ -18,6 +18,10 @@
 #include "precord/header.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
+#include "helpers.h"
+
+#define ST_PIPE		(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME)
 
 struct fixture {
 	struct evsel	evsel[2];
@@ -27,8 +31,7 @@ struct fixture {
 	u64		ids1[2];
 	struct topology	*topo;
 	struct header_env env;
-	unsigned char	*buf;		/* what emit got */
-	size_t		len, cap;
+	struct rbuf	out;		/* what emit got */
 	int		calls, fail_at;	/* emit fails with -EPIPE on call fail_at (0: never) */
 };
 
@@ -38,29 +41,7 @@ static int capture(void *ctx, const void *data, size_t size)
 
 	if (f->fail_at && ++f->calls == f->fail_at)
 		return -EPIPE;
-	if (f->len + size > f->cap) {
-		f->cap = (f->len + size) * 2;
-		f->buf = realloc(f->buf, f->cap);
-		assert_non_null(f->buf);
-	}
-	memcpy(f->buf + f->len, data, size);
-	f->len += size;
-	return 0;
-}
-
-static void evsel__init_sw(struct evsel *evsel, u64 config, const char *name, u64 *ids, int nr)
-{
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
-	evsel->attr.config = config;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.freq = 1;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				  PERF_SAMPLE_TIME;
-	evsel->name = (char *)name;
-	evsel->ids = ids;
-	evsel->nr_ids = nr;
+	return rbuf__emit(&f->out, data, size);
 }
 
 static int setup(void **state)
@@ -75,14 +56,12 @@ static int setup(void **state)
 	f->ids0[2] = 13;
 	f->ids1[0] = 21;
 	f->ids1[1] = 22;
-	evsel__init_sw(&f->evsel[0], PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", f->ids0, 3);
-	evsel__init_sw(&f->evsel[1], PERF_COUNT_SW_DUMMY, "dummy:HG", f->ids1, 2);
+	test_evsel__init(&f->evsel[0], 0, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", ST_PIPE, f->ids0, 3);
+	test_evsel__init(&f->evsel[1], 1, PERF_COUNT_SW_DUMMY, "dummy:HG", ST_PIPE, f->ids1, 2);
+	f->evsel[0].attr.freq = 1;
+	f->evsel[1].attr.freq = 1;
 	f->evsel[0].attr.size = 64;	/* whatever the evsel says, the record has this build's */
-	f->entries[0] = &f->evsel[0];
-	f->entries[1] = &f->evsel[1];
-	f->evlist.entries = f->entries;
-	f->evlist.nr_entries = 2;
-	f->evsel[1].idx = 1;
+	test_evlist__init(&f->evlist, f->entries, f->evsel, 2);
 	f->topo = topology__new_synthetic("pack:1 numa:1 core:2 pu:2");
 	if (!f->topo) {
 		free(f);
@@ -99,7 +78,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	topology__delete(f->topo);
-	free(f->buf);
+	rbuf__release(&f->out);
 	free(f);
 	return 0;
 }
@@ -119,7 +98,7 @@ struct walk {
 static void walk__init(struct walk *w, const struct fixture *f)
 {
 	free(w->copy);
-	*w = (struct walk){ f->buf, f->buf + f->len, NULL };
+	*w = (struct walk){ f->out.data, f->out.data + f->out.len, NULL };
 }
 
 /* The next record (NULL at the end); *extra: bytes after it that are not records. */
@@ -168,8 +147,8 @@ static void test_header(void **state)
 	const struct pipe_file_header *hdr;
 
 	assert_int_equal(pipe__write_header(capture, f), 0);
-	assert_int_equal(f->len, 16);
-	hdr = (const void *)f->buf;
+	assert_int_equal(f->out.len, 16);
+	hdr = (const void *)f->out.data;
 	assert_memory_equal(&hdr->magic, "PERFILE2", 8);
 	assert_int_equal(hdr->size, 16);
 }
@@ -302,7 +281,7 @@ static void test_tracing_data(void **state)
 	assert_non_null(td);
 
 	/* tracing data that cannot be built ends it with the error */
-	f->len = 0;
+	f->out.len = 0;
 	f->env.tracing_data = failing_tracing_data;
 	assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, NULL), -EACCES);
 }

@@ -25,68 +25,18 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "precord/builtin.h"
 #include "precord/report.h"
 #include "precord/header.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
 #include "precord/compress.h"
+#include "helpers.h"
 
 #define T0	1000000000ULL		/* first timestamp of every file */
 #define MS	1000000ULL
 
 /* ---- records built by hand ---- */
-
-struct rbuf {
-	unsigned char	*data;
-	size_t		len, cap;
-};
-
-static void rbuf__put(struct rbuf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->data = realloc(b->data, b->cap);
-		assert_non_null(b->data);
-	}
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-static void rbuf__u64(struct rbuf *b, u64 v)
-{
-	rbuf__put(b, &v, sizeof(v));
-}
-
-static void rbuf__u32x2(struct rbuf *b, u32 a, u32 c)
-{
-	rbuf__put(b, &a, sizeof(a));
-	rbuf__put(b, &c, sizeof(c));
-}
-
-/* Start a record; rbuf__end() fills in its size. */
-static size_t rbuf__begin(struct rbuf *b, u32 type)
-{
-	struct perf_event_header h = { .type = type };
-	size_t at = b->len;
-
-	rbuf__put(b, &h, sizeof(h));
-	return at;
-}
-
-static void rbuf__end(struct rbuf *b, size_t at)
-{
-	struct perf_event_header h;
-
-	memcpy(&h, b->data + at, sizeof(h));
-	h.size = (u16)(b->len - at);
-	memcpy(b->data + at, &h, sizeof(h));
-}
-
-static void rbuf__release(struct rbuf *b)
-{
-	free(b->data);
-	*b = (struct rbuf){ 0 };
-}
 
 /* The sample_id trailer for sample_type st. */
 static void put_trailer(struct rbuf *b, u64 st, u64 id, u64 time, u32 cpu)
@@ -220,20 +170,12 @@ static void fixture__evsel(struct fixture *f, int i, u64 st, u64 id0, u64 id1)
 {
 	struct evsel *evsel = &f->evsel[i];
 
-	memset(evsel, 0, sizeof(*evsel));
-	evsel->attr.type = PERF_TYPE_SOFTWARE;
-	evsel->attr.config = i ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK;
-	evsel->attr.sample_period = 4000;
-	evsel->attr.freq = 1;
-	evsel->attr.sample_id_all = 1;
-	evsel->attr.sample_type = st;
-	evsel->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	evsel->name = i ? "dummy:u" : "cpu-clock";
 	f->ids[i][0] = id0;
 	f->ids[i][1] = id1;
-	evsel->ids = f->ids[i];
-	evsel->nr_ids = 2;
-	evsel->idx = i;
+	test_evsel__init(evsel, i, i ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK,
+			 i ? "dummy:u" : "cpu-clock", st, f->ids[i], 2);
+	evsel->attr.freq = 1;
+	evsel->attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	evsel->evlist = &f->evlist;
 	f->entries[i] = evsel;
 	f->evlist.nr_entries = i + 1;
@@ -246,8 +188,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/precord-test-report-XXXXXX");
-	if (!mkdtemp(f->dir)) {
+	if (tmpdir__make(f->dir, sizeof(f->dir), "/tmp", "report")) {
 		free(f);
 		return -1;
 	}
@@ -259,11 +200,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[160];
 
 	loss_report__exit(&f->r);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	if (system(cmd) != 0)
+	if (tmpdir__remove(f->dir))
 		fprintf(stderr, "could not remove %s\n", f->dir);
 	free(f);
 	return 0;

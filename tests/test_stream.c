@@ -4,13 +4,18 @@
  * files (--switch-output), reading its overwrite rings at a snapshot, holding
  * its rings while the file is full (--switch-output=SIZE), a switch asked
  * of a thread that already stopped, and a one-file thread keeping its
- * header's data size up to date. The rings are built by hand in memory,
- * the test playing the kernel on the main thread while the streaming thread
- * reads them; this test runs under TSan too.
+ * header's data size up to date; and the adaptive layout's hand-over of
+ * rings between a node's thread and its helpers: no record lost,
+ * duplicated or reordered in any ring's file, every ring owned by a
+ * running thread at every moment, a helper's error stopping its lead. The
+ * rings are built by hand in memory, the test playing the kernel on the
+ * main thread while the streaming threads read them; this test runs under
+ * TSan too.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -535,6 +540,335 @@ static void test_one_file_notes_size(void **state)
 	x->sh.switch_fd = -1;
 }
 
+/* --- the adaptive group: a node thread and its helpers on NR_GROUP rings --- */
+
+#define NR_GROUP	4
+
+struct group_fixture {
+	struct fake	rings[NR_GROUP];
+	struct ringbuf	*rbs[NR_GROUP];
+	int		fds[NR_GROUP], next[NR_GROUP];
+	u32		sent[NR_GROUP];		/* records written so far, per ring */
+	struct stream	s;
+	int		ack_fd, notify_fd;
+};
+
+/* Record n of ring r carries both, so a record in the wrong file shows. */
+static u32 group_rec(int r, u32 n)
+{
+	return (u32)r * 1000000u + n;
+}
+
+static void group__start(struct group_fixture *x, int max, const struct adapt_params *p)
+{
+	int i;
+
+	memset(x, 0, sizeof(*x));
+	for (i = 0; i < NR_GROUP; i++) {
+		fake__init(&x->rings[i], false);
+		x->rings[i].rb.cpu.cpu = i;
+		x->rings[i].rb.idx = i;
+		x->rbs[i] = &x->rings[i].rb;
+		x->fds[i] = tmp_file();
+		x->next[i] = -1;
+	}
+	x->ack_fd = eventfd(0, EFD_CLOEXEC);
+	x->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(x->ack_fd >= 0 && x->notify_fd >= 0);
+	assert_int_equal(stream__init(&x->s, 0, x->rbs, NR_GROUP, NULL, 0, x->notify_fd), 0);
+	x->s.write_rounds = false;
+	x->s.writer_kind = WRITER_WRITE;
+	x->s.out_fds = x->fds;
+	x->s.next_fds = x->next;
+	x->s.nr_files = NR_GROUP;
+	x->s.ack_fd = x->ack_fd;
+	x->s.idle_ms = 1;	/* fake rings have no fd to wake a thread: look often */
+	assert_int_equal(stream_group__new(&x->s, max, p), 0);
+	assert_int_equal(stream__start(&x->s), 0);
+}
+
+static void group__stop(struct group_fixture *x)
+{
+	int i;
+
+	stream__exit(&x->s);
+	for (i = 0; i < NR_GROUP; i++) {
+		close(x->fds[i]);
+		fake__exit(&x->rings[i]);
+	}
+	close(x->ack_fd);
+	close(x->notify_fd);
+}
+
+/* Room left in ring r, as the kernel sees it: the reader's tail (acquire: its release store). */
+static u32 group__room(struct group_fixture *x, int r)
+{
+	struct fake *f = &x->rings[r];
+	u64 head = __atomic_load_n(&f->pc->data_head, __ATOMIC_RELAXED);
+	u64 tail = __atomic_load_n(&f->pc->data_tail, __ATOMIC_ACQUIRE);
+
+	return (u32)((RING_SIZE - (head - tail)) / REC_SIZE);
+}
+
+/* Up to `batch` more records into ring r, as far as there is room (a kernel would drop the rest). */
+static void group__feed(struct group_fixture *x, int r, u32 batch, u32 total)
+{
+	u32 room = group__room(x, r), n, i;
+
+	n = batch < room ? batch : room;
+	if (n > total - x->sent[r])
+		n = total - x->sent[r];
+	for (i = 0; i < n; i++)
+		fake__put(&x->rings[r], group_rec(r, x->sent[r] + i));
+	x->sent[r] += n;
+}
+
+/* Every ring's file holds its records 0 .. sent - 1, once each, in order. */
+static void group__check_files(struct group_fixture *x)
+{
+	unsigned char rec[REC_SIZE];
+	int r;
+
+	for (r = 0; r < NR_GROUP; r++) {
+		off_t off = 0;
+		u32 n = 0, v;
+
+		while (pread(x->fds[r], rec, sizeof(rec), off) == (ssize_t)sizeof(rec)) {
+			memcpy(&v, rec + sizeof(struct perf_event_header), sizeof(v));
+			if (v != group_rec(r, n))
+				fail_msg("ring %d: record %u of its file is %u, not %u", r, n, v,
+					 group_rec(r, n));
+			n++;
+			off += REC_SIZE;
+		}
+		assert_int_equal(n, x->sent[r]);
+		assert_int_equal(file_size(x->fds[r]), (off_t)x->sent[r] * REC_SIZE);
+	}
+}
+
+/* The samples the group's threads counted, helpers included. */
+static u64 group__samples(struct group_fixture *x)
+{
+	struct stream_group *g = x->s.group;
+	u64 n = x->s.stats.samples;
+	int k;
+
+	for (k = 1; k < g->max; k++)
+		n += stream_group__helper(g, k)->stats.samples;
+	return n;
+}
+
+/*
+ * A rule that makes the threads hand rings over all the time: every pass
+ * is late (split at once, no settling), every helper idle 2 ms after it
+ * starts (retire). Meanwhile the test writes numbered records into every
+ * ring as fast as the readers make room, and checks that every ring has a
+ * running owner. At the end each ring's file holds its records, in order,
+ * once each.
+ */
+static void test_group_churn_keeps_records(void **state)
+{
+	struct adapt_params p = {
+		.high = 0, .low = 1001, .nr_high = 1, .window_ns = ~0ULL, .settle_ns = 0,
+		.idle_ns = 2000000, .slept_ns = ~0ULL,
+	};
+	const u32 total = 3000;
+	struct group_fixture *x = calloc(1, sizeof(*x));
+	struct stream_live live;
+	struct stream_group *g;
+	int r, bad, loops = 0, idle = 0, i;
+	bool done = false;
+
+	assert_non_null(x);
+	group__start(x, NR_GROUP, &p);
+	g = x->s.group;
+	while (!done) {
+		done = true;
+		for (r = 0; r < NR_GROUP; r++) {
+			group__feed(x, r, 1 + (u32)(loops + r) % 7, total);
+			done &= x->sent[r] == total;
+		}
+		bad = stream_group__check_owners(&x->s);
+		if (bad >= 0)
+			fail_msg("ring %d has no running owner", bad);
+		if (++loops % 64 == 0)
+			usleep(100);
+		assert_true(loops < 50 * 1000 * 1000);
+	}
+	/* Half of them read before the stop, the rest by the final drains. */
+	assert_true(stream_group__read_live(&x->s, &live) >= 1);
+	assert_int_equal(stream__stop(&x->s), 0);
+	group__check_files(x);
+	assert_int_equal(group__samples(x), (u64)NR_GROUP * total);
+	stream_group__read_live(&x->s, &live);
+	assert_int_equal(live.samples, (u64)NR_GROUP * total);
+	assert_int_equal(live.bytes, (u64)NR_GROUP * total * REC_SIZE);
+	/* The churn happened: helpers started and gave their rings back. */
+	assert_true(g->nr_runs >= 4);
+	for (i = 0; i < g->nr_runs; i++)
+		idle += g->runs[i].end == STREAM_RUN_IDLE;
+	assert_true(idle >= 1);
+	assert_true(g->peak >= 2 && g->peak <= NR_GROUP);
+	for (r = 0; r < NR_GROUP; r++)
+		assert_int_equal(g->owner[r], 0);	/* all back with the lead */
+	group__stop(x);
+	free(x);
+}
+
+/*
+ * Late passes and no idling: the node thread splits, and its helpers split,
+ * until each of the NR_GROUP threads reads one ring (one per CPU), and no
+ * further. Records keep their order meanwhile.
+ */
+static void test_group_splits_to_one_ring_each(void **state)
+{
+	struct adapt_params p = {
+		.high = 0, .low = 0, .nr_high = 1, .window_ns = ~0ULL, .settle_ns = 0,
+		.idle_ns = ~0ULL, .slept_ns = 0,
+	};
+	struct group_fixture *x = calloc(1, sizeof(*x));
+	struct stream_live live;
+	struct stream_group *g;
+	int r, ms, owners[NR_GROUP] = { 0 }, k;
+
+	assert_non_null(x);
+	group__start(x, NR_GROUP, &p);
+	g = x->s.group;
+	for (ms = 0; ms < WAIT_MS && stream_group__read_live(&x->s, &live) < NR_GROUP; ms++) {
+		for (r = 0; r < NR_GROUP; r++)
+			group__feed(x, r, 3, 1000000);
+		usleep(1000);
+	}
+	assert_int_equal(stream_group__read_live(&x->s, &live), NR_GROUP);
+	usleep(20 * 1000);
+	for (r = 0; r < NR_GROUP; r++)
+		group__feed(x, r, 5, 1000000);
+	assert_int_equal(stream_group__check_owners(&x->s), -1);
+	for (r = 0; r < NR_GROUP; r++) {
+		k = __atomic_load_n(&g->owner[r], __ATOMIC_ACQUIRE);
+		assert_true(k >= 0 && k < NR_GROUP);
+		owners[k]++;
+	}
+	for (k = 0; k < NR_GROUP; k++)
+		assert_int_equal(owners[k], 1);
+	assert_int_equal(stream__stop(&x->s), 0);
+	assert_int_equal(g->nr_runs, NR_GROUP - 1);
+	assert_int_equal(g->started, NR_GROUP);
+	assert_int_equal(g->peak, NR_GROUP);
+	for (k = 0; k < g->nr_runs; k++) {
+		assert_int_equal(g->runs[k].why, ADAPT_WHY_FILL);
+		assert_int_equal(g->runs[k].end, STREAM_RUN_END);
+	}
+	group__check_files(x);
+	group__stop(x);
+	free(x);
+}
+
+/*
+ * A LOST record splits the node thread: the ring that lost goes to the new
+ * helper with the fullest other one (the fuller half of four); with nothing
+ * late after it the helper is idle, and gives them back. The account says
+ * when and why.
+ */
+static void test_group_loss_then_idle(void **state)
+{
+	struct adapt_params p = {
+		.high = 1001, .low = 1001, .nr_high = 1, .window_ns = 0, .settle_ns = 0,
+		.idle_ns = 30 * 1000000ULL, .slept_ns = ~0ULL,
+	};
+	struct group_fixture *x = calloc(1, sizeof(*x));
+	struct stream_group *g;
+	int r, ms;
+
+	assert_non_null(x);
+	group__start(x, 2, &p);
+	g = x->s.group;
+	for (r = 0; r < NR_GROUP; r++)
+		group__feed(x, r, 10, 1000000);
+	fake__put_lost(&x->rings[2], 5);	/* as the kernel: dropped 5 records of ring 2 */
+	for (ms = 0; ms < WAIT_MS; ms++) {
+		bool retired;
+
+		pthread_mutex_lock(&g->lock);
+		retired = g->nr_runs == 1 && g->runs[0].end == STREAM_RUN_IDLE;
+		pthread_mutex_unlock(&g->lock);
+		if (retired)
+			break;
+		usleep(1000);
+	}
+	for (r = 0; r < NR_GROUP; r++)
+		group__feed(x, r, 10, 1000000);
+	assert_int_equal(stream__stop(&x->s), 0);
+	assert_int_equal(g->nr_runs, 1);
+	assert_int_equal(g->runs[0].why, ADAPT_WHY_LOST);
+	assert_int_equal(g->runs[0].lost, 5);
+	assert_int_equal(g->runs[0].slot, 1);
+	assert_int_equal(g->runs[0].parent, 0);
+	/* The ring that lost, and one more (which depends on how the first pass fell). */
+	assert_true(!strcmp(g->runs[0].cpus, "0,2") || !strcmp(g->runs[0].cpus, "1-2") ||
+		    !strcmp(g->runs[0].cpus, "2-3"));
+	assert_int_equal(g->runs[0].end, STREAM_RUN_IDLE);
+	assert_true(g->runs[0].stop_ns >= g->runs[0].start_ns + 30 * 1000000ULL);
+	assert_int_equal(x->s.stats.lost + stream_group__helper(g, 1)->stats.lost, 5);
+	/* ring 2's file: 10 records, the LOST record, 10 records */
+	{
+		u32 nums[32];
+		int n = read_numbers(x->fds[2], nums, 32), i;
+
+		assert_int_equal(n, 21);
+		for (i = 0; i < 10; i++) {
+			assert_int_equal(nums[i], group_rec(2, (u32)i));
+			assert_int_equal(nums[11 + i], group_rec(2, 10 + (u32)i));
+		}
+		assert_int_equal(nums[10], 5);
+	}
+	x->sent[2] = 0;		/* the LOST record is not a numbered sample */
+	group__stop(x);
+	free(x);
+}
+
+/*
+ * A helper that meets a corrupt ring hands its rings back with the error,
+ * and its node thread stops on it and says so on notify_fd.
+ */
+static void test_group_helper_error_stops_lead(void **state)
+{
+	struct adapt_params p = {
+		.high = 0, .low = 0, .nr_high = 1, .window_ns = ~0ULL, .settle_ns = 0,
+		.idle_ns = ~0ULL, .slept_ns = 0,
+	};
+	struct group_fixture *x = calloc(1, sizeof(*x));
+	struct perf_event_header bad = { .type = PERF_RECORD_SAMPLE, .size = 4 };
+	struct stream_live live;
+	struct pollfd pfd;
+	struct fake *f;
+	int r, ms;
+	u64 head;
+
+	assert_non_null(x);
+	group__start(x, NR_GROUP, &p);
+	for (ms = 0; ms < WAIT_MS && stream_group__read_live(&x->s, &live) < NR_GROUP; ms++) {
+		for (r = 0; r < NR_GROUP; r++)
+			group__feed(x, r, 2, 1000000);
+		usleep(1000);
+	}
+	assert_int_equal(stream_group__read_live(&x->s, &live), NR_GROUP);
+	/* Three of the four threads are helpers: whichever reads ring 3 meets this. */
+	f = &x->rings[3];
+	while (group__room(x, 3) < 1)
+		usleep(1000);
+	head = __atomic_load_n(&f->pc->data_head, __ATOMIC_RELAXED);
+	memcpy(f->data + (head & (RING_SIZE - 1)), &bad, sizeof(bad));
+	__atomic_store_n(&f->pc->data_head, head + REC_SIZE, __ATOMIC_RELEASE);
+	pfd.fd = x->notify_fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);	/* the lead stopped by itself */
+	assert_int_equal(stream__stop(&x->s), -EIO);
+	assert_int_equal(stream_group__check_owners(&x->s), -1);
+	group__stop(x);
+	free(x);
+}
+
 static int setup(void **state)
 {
 	struct fixture *x = calloc(1, sizeof(*x));
@@ -567,6 +901,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_file_ends_the_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_file_notes_size, setup, teardown),
+		cmocka_unit_test(test_group_churn_keeps_records),
+		cmocka_unit_test(test_group_splits_to_one_ring_each),
+		cmocka_unit_test(test_group_loss_then_idle),
+		cmocka_unit_test(test_group_helper_error_stops_lead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <mntent.h>
 #include <pthread.h>
@@ -35,63 +34,9 @@
 #include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/threadmap.h"
+#include "helpers.h"
 
 #define ID_HDR	24	/* e.g. TID | TIME | IDENTIFIER */
-
-/* ---- collecting records -------------------------------------------------- */
-
-struct rec {
-	unsigned char	*data;
-	size_t		size;
-};
-
-/* Stores what it is given; checked later, from the main thread (cmocka is not thread-safe). */
-struct collector {
-	struct rec	*recs;
-	size_t		nr, alloc;
-	size_t		bytes;
-	int		calls;
-	int		fail_at;	/* fail the fail_at-th call (1-based) with fail_err */
-	int		fail_err;
-};
-
-static int collect(void *ctx, const void *record, size_t size)
-{
-	struct collector *c = ctx;
-
-	c->calls++;
-	if (c->fail_at && c->calls >= c->fail_at)
-		return c->fail_err;
-	if (c->nr == c->alloc) {
-		c->alloc = c->alloc ? 2 * c->alloc : 64;
-		c->recs = realloc(c->recs, c->alloc * sizeof(*c->recs));
-		if (!c->recs)
-			abort();
-	}
-	c->recs[c->nr].data = malloc(size);
-	if (!c->recs[c->nr].data)
-		abort();
-	memcpy(c->recs[c->nr].data, record, size);
-	c->recs[c->nr].size = size;
-	c->nr++;
-	c->bytes += size;
-	return 0;
-}
-
-static void collector__reset(struct collector *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr; i++)
-		free(c->recs[i].data);
-	free(c->recs);
-	memset(c, 0, sizeof(*c));
-}
-
-static const struct perf_event_header *hdr(const struct collector *c, size_t i)
-{
-	return (const struct perf_event_header *)c->recs[i].data;
-}
 
 static size_t align8(size_t v)
 {
@@ -99,7 +44,7 @@ static size_t align8(size_t v)
 }
 
 /* The part before the trailer must be exactly the fixed part + the padded string. */
-static void check_string_part(const struct rec *r, size_t fixed, size_t id_hdr)
+static void check_string_part(const struct collected *r, size_t fixed, size_t id_hdr)
 {
 	const char *s = (const char *)r->data + fixed;
 	size_t room = r->size - fixed - id_hdr, len;
@@ -124,8 +69,8 @@ static void check_stream(const struct collector *c, size_t id_hdr)
 
 	assert_non_null(stream);
 	for (i = 0; i < c->nr; i++) {
-		const struct rec *r = &c->recs[i];
-		const struct perf_event_header *h = hdr(c, i);
+		const struct collected *r = &c->recs[i];
+		const struct perf_event_header *h = collector__hdr(c, i);
 		size_t j, trailer = id_hdr;
 
 		assert_int_equal(r->size % 8, 0);
@@ -176,7 +121,7 @@ static size_t count_type(const struct collector *c, u32 type)
 	size_t i, n = 0;
 
 	for (i = 0; i < c->nr; i++)
-		n += hdr(c, i)->type == type;
+		n += collector__hdr(c, i)->type == type;
 	return n;
 }
 
@@ -446,15 +391,9 @@ static void make_fake_kernel(void)
 	write_bytes("kernel-notes", notes, len);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int group_setup(void **state)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_synthesize.XXXXXX");
-	if (!mkdtemp(tmpdir))
+	if (tmpdir__make(tmpdir, sizeof(tmpdir), "/tmp", "synthesize"))
 		return -1;
 	make_fake_proc();
 	make_fake_kernel();
@@ -463,7 +402,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir__remove(tmpdir);
 }
 
 static struct synth_paths fake_paths(void)
@@ -691,7 +630,7 @@ static void test_self_process(void **state)
 	opts_init(&o, ID_HDR);
 	o.build_id = true;
 	workers__start(&w);
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	check_self_tasks(&c, &w);
 	exe = check_self_maps(&c);
@@ -730,7 +669,7 @@ static void test_self_process_no_buildid(void **state)
 
 	opts_init(&o, 0);
 	workers__start(&w);
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), 0);
 	check_stream(&c, 0);
 	check_self_tasks(&c, &w);
 	exe = check_self_maps(&c);
@@ -767,7 +706,7 @@ static void test_self_thread_map(void **state)
 	opts_init(&o, 8);
 	workers__start(&w);
 	m = tmap(&w.tid[1], 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	assert_int_equal(count_type(&c, PERF_RECORD_FORK), 0);
 	assert_int_equal(count_type(&c, PERF_RECORD_COMM), 2);
@@ -784,12 +723,12 @@ static void test_self_thread_map(void **state)
 
 	/* the dummy map (-1) holds no task */
 	m = tmap((pid_t[]){ -1 }, 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 0);
 	free(m);
 
 	/* the forked workload's lone COMM */
-	assert_int_equal(synthesize__comm(&o, w.tid[2], collect, &c), 0);
+	assert_int_equal(synthesize__comm(&o, w.tid[2], collector__emit, &c), 0);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(find_comm(&c, w.tid[2], NULL)->comm, "synthw2");
 	assert_int_equal(find_comm(&c, w.tid[2], NULL)->pid, getpid());
@@ -808,12 +747,12 @@ static void test_self_gone(void **state)
 		_exit(0);
 	waitpid(pid, NULL, 0);
 	opts_init(&o, 8);
-	assert_int_equal(synthesize__process(&o, pid, collect, &c), -ESRCH);
-	assert_int_equal(synthesize__thread(&o, pid, collect, &c), -ESRCH);
-	assert_int_equal(synthesize__comm(&o, pid, collect, &c), -ESRCH);
+	assert_int_equal(synthesize__process(&o, pid, collector__emit, &c), -ESRCH);
+	assert_int_equal(synthesize__thread(&o, pid, collector__emit, &c), -ESRCH);
+	assert_int_equal(synthesize__comm(&o, pid, collector__emit, &c), -ESRCH);
 	assert_int_equal(c.nr, 0);
 	o.id_hdr_size = 12;	/* not a multiple of 8 */
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), -EINVAL);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), -EINVAL);
 }
 
 /* ---- tests: fake /proc ---------------------------------------------------- */
@@ -868,7 +807,7 @@ static void test_fake_process(void **state)
 	o.stats = &stats;
 	o.build_id = true;	/* nothing to read: the maj/min/ino form stays */
 	o.hugetlbfs_mnt = "/dev/hugepages";
-	assert_int_equal(synthesize__all(&o, collect, &c), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	/* 100: FORK COMM 5*MMAP2, 101: FORK COMM, 200: FORK COMM; 300 vanished */
 	assert_int_equal(c.nr, 11);
@@ -876,7 +815,7 @@ static void test_fake_process(void **state)
 	assert_int_equal(f->header.type, PERF_RECORD_FORK);
 	assert_true(f->pid == 100 && f->tid == 100 && f->ppid == 42 && f->ptid == 42);
 	assert_string_equal(find_comm(&c, 100, NULL)->comm, "fake-leader");
-	assert_int_equal(hdr(&c, 1)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 1)->type, PERF_RECORD_COMM);
 	check_maps(&c, 2, FAKE_EXEC, 5, 100);
 	ev = (const void *)c.recs[2].data;
 	assert_int_equal(ev->len, 0x1000);
@@ -895,19 +834,19 @@ static void test_fake_process(void **state)
 
 	/* only the task records, or only the maps */
 	o.no_mmap = true;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 4);
 	assert_int_equal(count_type(&c, PERF_RECORD_MMAP2), 0);
 	collector__reset(&c);
 	o.no_mmap = false;
 	o.no_task = true;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 5);
 	check_maps(&c, 0, FAKE_EXEC, 5, 100);
 	collector__reset(&c);
 
-	assert_int_equal(synthesize__process(&o, 300, collect, &c), -ESRCH);
-	assert_int_equal(synthesize__process(&o, 999, collect, &c), -ESRCH);
+	assert_int_equal(synthesize__process(&o, 300, collector__emit, &c), -ESRCH);
+	assert_int_equal(synthesize__process(&o, 999, collector__emit, &c), -ESRCH);
 	assert_int_equal(c.nr, 0);
 }
 
@@ -935,7 +874,7 @@ static void test_fake_mmap_data(void **state)
 	o.paths = &paths;
 	o.mmap_data = true;
 	o.no_task = true;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	check_stream(&c, 0);
 	assert_int_equal(c.nr, 8);
 	check_maps(&c, 0, want, 8, 100);
@@ -953,12 +892,12 @@ static void test_fake_thread_map(void **state)
 	o.paths = &paths;
 	o.hugetlbfs_mnt = "/dev/hugepages";
 	m = tmap((pid_t[]){ 101 }, 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	assert_int_equal(c.nr, 7);	/* COMM 101, COMM 100, 5 MMAP2 */
 	assert_int_equal(find_comm(&c, 101, NULL)->pid, 100);
-	assert_int_equal(hdr(&c, 0)->type, PERF_RECORD_COMM);
-	assert_int_equal(hdr(&c, 1)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 1)->type, PERF_RECORD_COMM);
 	assert_int_equal(count_type(&c, PERF_RECORD_FORK), 0);
 	check_maps(&c, 2, FAKE_EXEC, 5, 100);
 	free(m);
@@ -966,7 +905,7 @@ static void test_fake_thread_map(void **state)
 
 	/* -p 100: both tasks in the map, the leader's maps once */
 	m = tmap((pid_t[]){ 100, 101, 300, 200 }, 4);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 8);	/* COMM 100, 5 MMAP2, COMM 101, COMM 200 */
 	check_maps(&c, 1, FAKE_EXEC, 5, 100);
 	assert_int_equal(find_comm(&c, 200, NULL)->pid, 200);
@@ -1022,41 +961,41 @@ static void test_fake_namespaces(void **state)
 	opts_init(&o, ID_HDR);
 	o.paths = &paths;
 	o.namespaces = true;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	/* FORK NAMESPACES COMM 5*MMAP2, FORK NAMESPACES COMM */
 	assert_int_equal(c.nr, 11);
-	assert_int_equal(hdr(&c, 0)->type, PERF_RECORD_FORK);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_FORK);
 	check_namespaces(&c, 1, 100, 100, paths.proc);
 	assert_true(((const struct perf_record_namespaces *)c.recs[1].data)->link_info[0].ino != 0);
-	assert_int_equal(hdr(&c, 2)->type, PERF_RECORD_COMM);
-	assert_int_equal(hdr(&c, 8)->type, PERF_RECORD_FORK);
+	assert_int_equal(collector__hdr(&c, 2)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 8)->type, PERF_RECORD_FORK);
 	check_namespaces(&c, 9, 100, 101, paths.proc);	/* none readable: zeros */
-	assert_int_equal(hdr(&c, 10)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 10)->type, PERF_RECORD_COMM);
 	collector__reset(&c);
 
 	m = tmap((pid_t[]){ 101 }, 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), 0);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	/* COMM NAMESPACES of 101, COMM NAMESPACES of 100, its 5 MMAP2 */
 	assert_int_equal(c.nr, 9);
-	assert_int_equal(hdr(&c, 0)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_COMM);
 	check_namespaces(&c, 1, 100, 101, paths.proc);
-	assert_int_equal(hdr(&c, 2)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 2)->type, PERF_RECORD_COMM);
 	check_namespaces(&c, 3, 100, 100, paths.proc);
 	free(m);
 	collector__reset(&c);
 
 	/* the forked workload: COMM then NAMESPACES */
-	assert_int_equal(synthesize__comm(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__comm(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 2);
-	assert_int_equal(hdr(&c, 0)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_COMM);
 	check_namespaces(&c, 1, 100, 100, paths.proc);
 	collector__reset(&c);
 
 	/* off: none */
 	o.namespaces = false;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(count_type(&c, PERF_RECORD_NAMESPACES), 0);
 	collector__reset(&c);
 }
@@ -1069,7 +1008,7 @@ static void test_self_namespaces(void **state)
 
 	opts_init(&o, 0);
 	o.namespaces = true;
-	assert_int_equal(synthesize__comm(&o, getpid(), collect, &c), 0);
+	assert_int_equal(synthesize__comm(&o, getpid(), collector__emit, &c), 0);
 	assert_int_equal(c.nr, 2);
 	check_stream(&c, 0);
 	check_namespaces(&c, 1, getpid(), getpid(), "/proc");
@@ -1079,7 +1018,7 @@ static void test_self_namespaces(void **state)
 
 static const struct perf_record_cgroup *cgroup_rec(const struct collector *c, size_t i)
 {
-	assert_int_equal(hdr(c, i)->type, PERF_RECORD_CGROUP);
+	assert_int_equal(collector__hdr(c, i)->type, PERF_RECORD_CGROUP);
 	return (const void *)c->recs[i].data;
 }
 
@@ -1121,7 +1060,7 @@ static void test_fake_cgroups(void **state)
 	paths.mounts = mounts_path;
 	opts_init(&o, ID_HDR);
 	o.paths = &paths;
-	assert_int_equal(synthesize__cgroups(&o, collect, &c), 0);
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	assert_int_equal(c.nr, 3);
 	for (i = 0; i < 3; i++)
@@ -1137,14 +1076,14 @@ static void test_fake_cgroups(void **state)
 	snprintf(mounts, sizeof(mounts), "cgroup2 %s cgroup2 rw 0 0\ncgroup2 /x cgroup2 rw 0 0\n",
 		 tpath("cg/v2"));
 	write_text("mounts-cg", mounts);
-	assert_int_equal(synthesize__cgroups(&o, collect, &c), 0);
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(cgroup_rec(&c, 0)->path, "/");
 	collector__reset(&c);
 
 	/* none at all */
 	write_text("mounts-cg", "proc /proc proc rw 0 0\n");
-	assert_int_equal(synthesize__cgroups(&o, collect, &c), -ENOENT);
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), -ENOENT);
 	assert_int_equal(c.nr, 0);
 
 	/* an emit error stops the walk and comes back */
@@ -1152,7 +1091,7 @@ static void test_fake_cgroups(void **state)
 	write_text("mounts-cg", mounts);
 	c.fail_at = 2;
 	c.fail_err = -ENOSPC;
-	assert_int_equal(synthesize__cgroups(&o, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.nr, 1);
 	collector__reset(&c);
 }
@@ -1183,7 +1122,7 @@ static void test_real_cgroups(void **state)
 	if (!root[0])
 		skip();
 	opts_init(&o, 8);
-	assert_int_equal(synthesize__cgroups(&o, collect, &c), 0);
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	assert_true(c.nr >= 1);
 	assert_string_equal(cgroup_rec(&c, 0)->path, "/");
@@ -1222,7 +1161,7 @@ static void test_fake_long_line(void **state)
 	opts_init(&o, 8);
 	o.paths = &paths;
 	o.no_task = true;
-	assert_int_equal(synthesize__process(&o, 400, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 400, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	assert_int_equal(c.nr, 2);
 	ev = (const void *)c.recs[0].data;
@@ -1280,7 +1219,7 @@ static void test_fake_timeout(void **state)
 	o.clock_ctx = &now;
 	/* t0 = 1 ms; line 1 read at 2 ms, line 2 at 3 ms, line 3 at 4 ms: over 2 ms */
 	o.proc_map_timeout_ms = 2;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	assert_int_equal(c.nr, 2);
 	ev = (const void *)c.recs[0].data;
@@ -1296,7 +1235,7 @@ static void test_fake_timeout(void **state)
 	collector__reset(&c);
 
 	o.proc_map_timeout_ms = 0;
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 1);
 	ev = (const void *)c.recs[0].data;
 	assert_int_equal(ev->start, 0x00400000);
@@ -1324,11 +1263,11 @@ static void test_self_timeout(void **state)
 	o.proc_map_timeout_ms = 0;
 	o.clock = step_clock;
 	o.clock_ctx = &now;
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), 0);
 	assert_int_equal(count_type(&c, PERF_RECORD_MMAP2), 1);
-	for (i = 0; hdr(&c, i)->type != PERF_RECORD_MMAP2; i++)
+	for (i = 0; collector__hdr(&c, i)->type != PERF_RECORD_MMAP2; i++)
 		;
-	assert_true(hdr(&c, i)->misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
+	assert_true(collector__hdr(&c, i)->misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
 	assert_int_equal(stats.nr_map_timeouts, 1);
 	assert_int_equal(stats.first_timeout_pid, getpid());
 	collector__reset(&c);
@@ -1367,7 +1306,7 @@ static void test_kernel_real(void **state)
 	if (!kallsyms_addr("_text", &text) || !kallsyms_addr("_etext", &etext))
 		skip();
 	opts_init(&o, ID_HDR);
-	err = synthesize__kernel_mmap(&o, collect, &c);
+	err = synthesize__kernel_mmap(&o, collector__emit, &c);
 	if (!text) {		/* kptr_restrict */
 		assert_int_equal(err, -EACCES);
 		return;
@@ -1422,7 +1361,7 @@ static void test_kernel_real_build_id(void **state)
 		skip();
 	opts_init(&o, 8);
 	o.build_id = true;
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	check_stream(&c, 8);
 	ev = (const void *)c.recs[0].data;
 	assert_int_equal(ev->header.type, PERF_RECORD_MMAP2);
@@ -1459,7 +1398,7 @@ static void test_modules_real(void **state)
 		fclose(f);
 	}
 	opts_init(&o, ID_HDR);
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	assert_int_equal(c.nr, lines);
 	for (i = 1; i < c.nr; i++) {
@@ -1483,7 +1422,7 @@ static void test_kernel_fake(void **state)
 	opts_init(&o, 16);
 	o.paths = &paths;
 	/* no function _etext: the kernel map ends where the first module starts */
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	ev = (const void *)c.recs[0].data;
 	assert_string_equal(ev->filename, "[kernel.kallsyms]_text");
@@ -1493,20 +1432,20 @@ static void test_kernel_fake(void **state)
 	collector__reset(&c);
 
 	paths.kallsyms = tpath("kallsyms-etext");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	ev = (const void *)c.recs[0].data;
 	assert_int_equal(ev->len, 0x800000);
 	collector__reset(&c);
 
 	paths.kallsyms = tpath("kallsyms-stext");	/* no _text: _stext anchors */
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	ev = (const void *)c.recs[0].data;
 	assert_string_equal(ev->filename, "[kernel.kallsyms]_stext");
 	assert_int_equal(ev->len, 0x800000);
 	collector__reset(&c);
 
 	o.build_id = true;
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), 0);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), 0);
 	ev2 = (const void *)c.recs[0].data;
 	assert_int_equal(ev2->header.type, PERF_RECORD_MMAP2);
 	assert_int_equal(ev2->header.misc, PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID);
@@ -1515,11 +1454,11 @@ static void test_kernel_fake(void **state)
 	collector__reset(&c);
 
 	paths.kallsyms = tpath("kallsyms-hidden");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -EACCES);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -EACCES);
 	paths.kallsyms = tpath("kallsyms-none");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -ENOENT);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -ENOENT);
 	paths.kallsyms = tpath("no-such-file");
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -ENOENT);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -ENOENT);
 	assert_int_equal(c.nr, 0);
 }
 
@@ -1534,7 +1473,7 @@ static void test_modules_fake(void **state)
 
 	opts_init(&o, 16);
 	o.paths = &paths;
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	assert_int_equal(c.nr, 3);
 	/* by address; the .ko path modules.dep gives, else [name] */
@@ -1559,7 +1498,7 @@ static void test_modules_fake(void **state)
 
 	/* MMAP2 with build ids: sysfs for ext4, the .ko's sections for snd-hda-intel */
 	o.build_id = true;
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	check_stream(&c, 16);
 	ev2 = (const void *)c.recs[0].data;
 	assert_int_equal(ev2->header.type, PERF_RECORD_MMAP2);
@@ -1574,9 +1513,9 @@ static void test_modules_fake(void **state)
 	collector__reset(&c);
 
 	paths.modules = tpath("modules-hidden");
-	assert_int_equal(synthesize__modules(&o, collect, &c), -EACCES);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), -EACCES);
 	paths.modules = tpath("no-such-file");	/* CONFIG_MODULES=n */
-	assert_int_equal(synthesize__modules(&o, collect, &c), 0);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), 0);
 	assert_int_equal(c.nr, 0);
 }
 
@@ -1592,7 +1531,7 @@ static void test_all_real(void **state)
 
 	opts_init(&o, ID_HDR);
 	o.stats = &stats;
-	assert_int_equal(synthesize__all(&o, collect, &c), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &c), 0);
 	check_stream(&c, ID_HDR);
 	assert_non_null(find_comm(&c, 1, NULL));
 	assert_non_null(find_comm(&c, getpid(), NULL));
@@ -1615,37 +1554,37 @@ static void test_emit_failure(void **state)
 	struct synth_opts o;
 
 	opts_init(&o, 8);
-	assert_int_equal(synthesize__all(&o, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__all(&o, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 3);	/* nothing after the failure */
 	collector__reset(&c);
 
 	c = (struct collector){ .fail_at = 1, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 1);
 	collector__reset(&c);
 
 	/* a failure inside the maps of a process */
 	o.paths = &paths;
 	c = (struct collector){ .fail_at = 4, .fail_err = -EIO };
-	assert_int_equal(synthesize__process(&o, 100, collect, &c), -EIO);
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), -EIO);
 	assert_int_equal(c.calls, 4);
 	collector__reset(&c);
 	c = (struct collector){ .fail_at = 2, .fail_err = -ENOSPC };
 	m = tmap((pid_t[]){ 100 }, 1);
-	assert_int_equal(synthesize__thread_map(&o, m, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 2);
 	free(m);
 	collector__reset(&c);
 
 	c = (struct collector){ .fail_at = 1, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__kernel_mmap(&o, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__kernel_mmap(&o, collector__emit, &c), -ENOSPC);
 	collector__reset(&c);
 	c = (struct collector){ .fail_at = 2, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__modules(&o, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__modules(&o, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 2);
 	collector__reset(&c);
 	c = (struct collector){ .fail_at = 1, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__finished_init(collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__finished_init(collector__emit, &c), -ENOSPC);
 	collector__reset(&c);
 }
 
@@ -1713,7 +1652,7 @@ static void test_id_index_per_cpu(void **state)
 	/* two events on CPUs 0 and 2 (CPU numbers, not indexes), system-wide */
 	fake_evlist__init(&f, (int[]){ 0, 2 }, 2, (pid_t[]){ -1 }, 1, 2);
 	f.evsels[1].ids[1] = 0;		/* never opened: left out */
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	check_stream(&c, 0);
 	assert_int_equal(c.nr, 1);
 	ev = (const void *)c.recs[0].data;
@@ -1732,7 +1671,7 @@ static void test_id_index_per_cpu(void **state)
 
 	/* a workload on every CPU: the tid is the workload's */
 	fake_evlist__init(&f, (int[]){ 0, 1 }, 2, (pid_t[]){ 4242 }, 1, 1);
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	e = id_entry(&c, 0, 1);
 	assert_true(e->id == 1001 && e->idx == 1 && e->cpu == 1 && e->tid == 4242);
 	collector__reset(&c);
@@ -1746,14 +1685,14 @@ static void test_id_index_per_thread(void **state)
 	const struct id_index_entry *e;
 
 	fake_evlist__init(&f, NULL, 1, (pid_t[]){ 10, 11, 12 }, 3, 1);
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	assert_int_equal(((const struct perf_record_id_index *)c.recs[0].data)->nr, 3);
 	e = id_entry(&c, 0, 2);
 	assert_true(e->id == 1002 && e->idx == 2 && e->cpu == (u64)-1 && e->tid == 12);
 	collector__reset(&c);
 
 	f.evsels[0].nr_cpus = 2;	/* inconsistent with the evlist's maps */
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), -EINVAL);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), -EINVAL);
 	fake_evlist__exit(&f);
 }
 
@@ -1770,7 +1709,7 @@ static void test_id_index_split(void **state)
 	for (i = 0; i < NR; i++)
 		tids[i] = (pid_t)(100 + i);
 	fake_evlist__init(&f, NULL, 1, tids, NR, 1);
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), 0);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), 0);
 	check_stream(&c, 0);
 	assert_int_equal(c.nr, 3);	/* 1364 + 1364 + 272, as perf splits */
 	for (i = 0; i < c.nr; i++) {
@@ -1788,7 +1727,7 @@ static void test_id_index_split(void **state)
 	collector__reset(&c);
 
 	c = (struct collector){ .fail_at = 2, .fail_err = -ENOSPC };
-	assert_int_equal(synthesize__id_index(&f.evlist, collect, &c), -ENOSPC);
+	assert_int_equal(synthesize__id_index(&f.evlist, collector__emit, &c), -ENOSPC);
 	assert_int_equal(c.calls, 2);
 	collector__reset(&c);
 	fake_evlist__exit(&f);
@@ -1799,11 +1738,11 @@ static void test_finished(void **state)
 {
 	struct collector c = { 0 };
 
-	assert_int_equal(synthesize__finished_init(collect, &c), 0);
-	assert_int_equal(synthesize__finished_round(collect, &c), 0);
+	assert_int_equal(synthesize__finished_init(collector__emit, &c), 0);
+	assert_int_equal(synthesize__finished_round(collector__emit, &c), 0);
 	assert_int_equal(c.nr, 2);
-	assert_true(hdr(&c, 0)->type == 82 && hdr(&c, 0)->size == 8 && hdr(&c, 0)->misc == 0);
-	assert_true(hdr(&c, 1)->type == 68 && hdr(&c, 1)->size == 8 && hdr(&c, 1)->misc == 0);
+	assert_true(collector__hdr(&c, 0)->type == 82 && collector__hdr(&c, 0)->size == 8 && collector__hdr(&c, 0)->misc == 0);
+	assert_true(collector__hdr(&c, 1)->type == 68 && collector__hdr(&c, 1)->size == 8 && collector__hdr(&c, 1)->misc == 0);
 	collector__reset(&c);
 }
 
@@ -1904,7 +1843,7 @@ static void *par_worker(void *p)
 {
 	struct par_arg *a = p;
 
-	a->err = synthesize__process(a->o, getpid(), collect, &a->c);
+	a->err = synthesize__process(a->o, getpid(), collector__emit, &a->c);
 	return NULL;
 }
 
@@ -1913,7 +1852,7 @@ static bool same_mmap2(const struct collector *a, const struct collector *b)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < a->nr; i++) {
-		if (hdr(a, i)->type != PERF_RECORD_MMAP2)
+		if (collector__hdr(a, i)->type != PERF_RECORD_MMAP2)
 			continue;
 		for (j = 0; j < b->nr; j++)
 			if (b->recs[j].size == a->recs[i].size &&
@@ -1949,7 +1888,7 @@ static void test_parallel_shared(void **state)
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	o.bid_cache = NULL;
-	assert_int_equal(synthesize__process(&o, getpid(), collect, &serial), 0);
+	assert_int_equal(synthesize__process(&o, getpid(), collector__emit, &serial), 0);
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(a[i].err, 0);
 		check_stream(&a[i].c, ID_HDR);

@@ -26,7 +26,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,73 +41,12 @@
 
 #include "precord/synthesize.h"
 #include "wq.h"
+#include "helpers.h"
 
 #define ID_HDR		24
 #define CHILD_THREADS	150	/* more than one piece of a split process */
 #define NR_SMALL	40	/* small fake processes */
 #define BIG_TASKS	200	/* tasks of the big fake process */
-
-/* ---- collecting records ------------------------------------------------- */
-
-struct rec {
-	unsigned char	*data;
-	size_t		size;
-};
-
-struct collector {
-	struct rec	*recs;
-	size_t		nr, alloc;
-	int		calls;
-	int		fail_at;	/* fail the fail_at-th call (1-based) with fail_err */
-	int		fail_err;
-	pthread_t	caller;		/* emit must run on this thread */
-	bool		other_thread;	/* it did not */
-};
-
-static int collect(void *ctx, const void *record, size_t size)
-{
-	struct collector *c = ctx;
-
-	c->calls++;
-	if (!pthread_equal(pthread_self(), c->caller))
-		c->other_thread = true;
-	if (c->fail_at && c->calls >= c->fail_at)
-		return c->fail_err;
-	if (c->nr == c->alloc) {
-		c->alloc = c->alloc ? 2 * c->alloc : 256;
-		c->recs = realloc(c->recs, c->alloc * sizeof(*c->recs));
-		if (!c->recs)
-			abort();
-	}
-	c->recs[c->nr].data = malloc(size);
-	if (!c->recs[c->nr].data)
-		abort();
-	memcpy(c->recs[c->nr].data, record, size);
-	c->recs[c->nr].size = size;
-	c->nr++;
-	return 0;
-}
-
-static void collector__init(struct collector *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->caller = pthread_self();
-}
-
-static void collector__reset(struct collector *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr; i++)
-		free(c->recs[i].data);
-	free(c->recs);
-	collector__init(c);
-}
-
-static const struct perf_event_header *hdr(const struct collector *c, size_t i)
-{
-	return (const struct perf_event_header *)c->recs[i].data;
-}
 
 /* FORK, COMM and MMAP2 all start with {header, u32 pid, ...}. */
 static pid_t rec_pid(const struct collector *c, size_t i)
@@ -119,14 +57,14 @@ static pid_t rec_pid(const struct collector *c, size_t i)
 	return (pid_t)pid;
 }
 
-static bool rec_equal(const struct rec *a, const struct rec *b)
+static bool rec_equal(const struct collected *a, const struct collected *b)
 {
 	return a->size == b->size && !memcmp(a->data, b->data, a->size);
 }
 
 static int rec_cmp(const void *x, const void *y)
 {
-	const struct rec *a = x, *b = y;
+	const struct collected *a = x, *b = y;
 	int d = memcmp(a->data, b->data, a->size < b->size ? a->size : b->size);
 
 	return d ? d : (a->size > b->size) - (a->size < b->size);
@@ -143,9 +81,9 @@ static void assert_same_sequence(const struct collector *a, const struct collect
 }
 
 /* The same multiset: both sorted by bytes, then compared one to one. */
-static void assert_same_multiset(const struct rec *a, size_t na, const struct rec *b, size_t nb)
+static void assert_same_multiset(const struct collected *a, size_t na, const struct collected *b, size_t nb)
 {
-	struct rec *sa = malloc((na + 1) * sizeof(*sa)), *sb = malloc((nb + 1) * sizeof(*sb));
+	struct collected *sa = malloc((na + 1) * sizeof(*sa)), *sb = malloc((nb + 1) * sizeof(*sb));
 	size_t i;
 
 	assert_non_null(sa);
@@ -173,7 +111,7 @@ static void assert_walk_order(const struct collector *c)
 
 	for (i = 0; i < c->nr; i++) {
 		pid_t pid = rec_pid(c, i);
-		const struct perf_event_header *h = hdr(c, i);
+		const struct perf_event_header *h = collector__hdr(c, i);
 
 		assert_true(pid >= last);
 		if (pid != last)
@@ -309,11 +247,6 @@ static void make_fake_proc(void)
 	make_dir("%s/8100/task/8101", fake_proc);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 /* ---- a child with many threads (this binary, re-executed) ---------------- */
 
 static pid_t child;
@@ -376,8 +309,7 @@ static void child_stop(void)
 
 static int group_setup(void **state)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_synth_par.XXXXXX");
-	if (!mkdtemp(tmpdir))
+	if (tmpdir__make(tmpdir, sizeof(tmpdir), "/tmp", "synth-par"))
 		return -1;
 	make_fake_proc();
 	if (child_start())
@@ -390,7 +322,7 @@ static int group_teardown(void **state)
 	wq__delete(wq);
 	wq_pool__delete(pool);
 	child_stop();
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir__remove(tmpdir);
 }
 
 static void opts_fake(struct synth_opts *o, struct synth_paths *paths, struct synth_stats *st)
@@ -411,7 +343,7 @@ static void check_fake_serial(const struct collector *c, const struct synth_stat
 	size_t i, forks = 0, big = 0;
 
 	for (i = 0; i < c->nr; i++) {
-		forks += hdr(c, i)->type == PERF_RECORD_FORK;
+		forks += collector__hdr(c, i)->type == PERF_RECORD_FORK;
 		big += rec_pid(c, i) == 5000;
 	}
 	/* 40 small processes of 1..5 tasks (120 tasks) and the 200 of pid 5000 */
@@ -432,13 +364,13 @@ static void test_fake_equal(void **state)
 
 	collector__init(&s);
 	opts_fake(&o, &paths, &sst);
-	assert_int_equal(synthesize__all(&o, collect, &s), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &s), 0);
 	check_fake_serial(&s, &sst);
 	assert_walk_order(&s);
 	for (n = 2; n <= max_threads() + 1; n++) {
 		collector__init(&p);
 		opts_fake(&o, &paths, &pst);
-		assert_int_equal(synthesize__all_parallel(&o, wq, n, collect, &p), 0);
+		assert_int_equal(synthesize__all_parallel(&o, wq, n, collector__emit, &p), 0);
 		assert_same_sequence(&s, &p);
 		assert_same_multiset(s.recs, s.nr, p.recs, p.nr);
 		assert_int_equal(pst.nr_vanished, sst.nr_vanished);
@@ -465,10 +397,10 @@ static void test_fake_modes(void **state)
 		o.no_mmap = mode == 0;
 		o.no_task = mode == 1;
 		o.mmap_data = mode == 2;
-		assert_int_equal(synthesize__all(&o, collect, &s), 0);
+		assert_int_equal(synthesize__all(&o, collector__emit, &s), 0);
 		o.stats = &pst;
 		memset(&pst, 0, sizeof(pst));
-		assert_int_equal(synthesize__all_parallel(&o, wq, 0, collect, &p), 0);
+		assert_int_equal(synthesize__all_parallel(&o, wq, 0, collector__emit, &p), 0);
 		assert_true(s.nr > 0);
 		assert_same_sequence(&s, &p);
 		assert_int_equal(pst.nr_vanished, sst.nr_vanished);
@@ -501,15 +433,15 @@ static void test_fake_timeout(void **state)
 	o.proc_map_timeout_ms = 0;
 	o.clock = step_clock;
 	o.clock_ctx = &now;
-	assert_int_equal(synthesize__all(&o, collect, &s), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &s), 0);
 	o.stats = &pst;
 	memset(&pst, 0, sizeof(pst));
-	assert_int_equal(synthesize__all_parallel(&o, wq, max_threads(), collect, &p), 0);
+	assert_int_equal(synthesize__all_parallel(&o, wq, max_threads(), collector__emit, &p), 0);
 	assert_same_sequence(&s, &p);
 	for (i = 0; i < p.nr; i++) {
-		if (hdr(&p, i)->type != PERF_RECORD_MMAP2)
+		if (collector__hdr(&p, i)->type != PERF_RECORD_MMAP2)
 			continue;
-		assert_true(hdr(&p, i)->misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
+		assert_true(collector__hdr(&p, i)->misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
 		flagged++;
 	}
 	/* 32 user-space small processes and pid 5000: one flagged map each */
@@ -568,10 +500,10 @@ static void test_concurrent(void **state)
 	collector__init(&s);
 	collector__init(&p);
 	opts_fake(&o, &paths, &st);
-	assert_int_equal(synthesize__all(&o, collect, &s), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &s), 0);
 	o.clock = rendezvous_clock;
 	o.clock_ctx = &r;
-	assert_int_equal(synthesize__all_parallel(&o, wq, 2, collect, &p), 0);
+	assert_int_equal(synthesize__all_parallel(&o, wq, 2, collector__emit, &p), 0);
 	assert_true(r.met);
 	assert_false(r.timed_out);
 	assert_same_sequence(&s, &p);
@@ -594,7 +526,7 @@ static void test_emit_failure(void **state)
 		c.fail_at = at[i];
 		c.fail_err = i % 2 ? -ENOSPC : 1;	/* a positive error reads as -EIO */
 		opts_fake(&o, &paths, &st);
-		assert_int_equal(synthesize__all_parallel(&o, wq, 0, collect, &c),
+		assert_int_equal(synthesize__all_parallel(&o, wq, 0, collector__emit, &c),
 				 i % 2 ? -ENOSPC : -EIO);
 		assert_int_equal(c.calls, at[i]);
 		assert_int_equal(c.nr, at[i] - 1);
@@ -606,7 +538,7 @@ static void test_emit_failure(void **state)
 	c.fail_err = -EPIPE;
 	synth_opts__init(&o);
 	o.id_hdr_size = ID_HDR;
-	assert_int_equal(synthesize__all_parallel(&o, wq, max_threads(), collect, &c), -EPIPE);
+	assert_int_equal(synthesize__all_parallel(&o, wq, max_threads(), collector__emit, &c), -EPIPE);
 	assert_int_equal(c.calls, 10);
 	collector__reset(&c);
 }
@@ -622,24 +554,24 @@ static void test_args(void **state)
 	collector__init(&s);
 	collector__init(&p);
 	opts_fake(&o, &paths, &st);
-	assert_int_equal(synthesize__all(&o, collect, &s), 0);
-	assert_int_equal(synthesize__all_parallel(&o, NULL, 4, collect, &p), 0);
+	assert_int_equal(synthesize__all(&o, collector__emit, &s), 0);
+	assert_int_equal(synthesize__all_parallel(&o, NULL, 4, collector__emit, &p), 0);
 	assert_same_sequence(&s, &p);
 	collector__reset(&p);
-	assert_int_equal(synthesize__all_parallel(&o, wq, 1, collect, &p), 0);
+	assert_int_equal(synthesize__all_parallel(&o, wq, 1, collector__emit, &p), 0);
 	assert_same_sequence(&s, &p);
 	collector__reset(&p);
-	assert_int_equal(synthesize__all_parallel(&o, wq, 1000, collect, &p), 0);
+	assert_int_equal(synthesize__all_parallel(&o, wq, 1000, collector__emit, &p), 0);
 	assert_same_sequence(&s, &p);
 	collector__reset(&p);
 	collector__reset(&s);
 
 	o.id_hdr_size = 12;
-	assert_int_equal(synthesize__all_parallel(&o, wq, 2, collect, &p), -EINVAL);
+	assert_int_equal(synthesize__all_parallel(&o, wq, 2, collector__emit, &p), -EINVAL);
 	assert_int_equal(p.calls, 0);
 	o.id_hdr_size = ID_HDR;
 	paths.proc = "/nonexistent/proc";
-	assert_int_equal(synthesize__all_parallel(&o, wq, 2, collect, &p), -ENOENT);
+	assert_int_equal(synthesize__all_parallel(&o, wq, 2, collector__emit, &p), -ENOENT);
 	assert_int_equal(p.calls, 0);
 }
 
@@ -735,7 +667,7 @@ static void run_real(struct collector *c, struct synth_opts *o, int nr_threads)
 	o->stats = &st;
 	o->bid_cache = buildid_cache__new();
 	assert_non_null(o->bid_cache);
-	assert_int_equal(synthesize__all_parallel(o, wq, nr_threads, collect, c), 0);
+	assert_int_equal(synthesize__all_parallel(o, wq, nr_threads, collector__emit, c), 0);
 	buildid_cache__delete(o->bid_cache);
 	o->bid_cache = NULL;
 	o->stats = NULL;

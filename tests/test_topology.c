@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "precord/topology.h"
+#include "helpers.h"
 
 /* Xeon Phi 7250-like: 68 cores x 4 threads in SNC-4 (4 NUMA nodes of 17 cores),
  * numbered like the kernel does there: the threads of core c are c, c+68,
@@ -33,16 +34,6 @@ static void assert_map_range(const struct cpu_map *map, int from, int to, int st
 		n++;
 	}
 	assert_int_equal(map->nr, n);
-}
-
-static void assert_map_cpus(const struct cpu_map *map, const int *cpus, int nr)
-{
-	int i;
-
-	assert_non_null(map);
-	assert_int_equal(map->nr, nr);
-	for (i = 0; i < nr; i++)
-		assert_int_equal(map->map[i].cpu, cpus[i]);
 }
 
 static void test_two_packages(void **state)
@@ -115,7 +106,7 @@ static void test_xeon_phi_272(void **state)
 		int cpus[4] = { i, i + 68, i + 136, i + 204 };
 
 		map = topology__group_cpus(topo, TOPO_CORE, i);
-		assert_map_cpus(map, cpus, 4);
+		assert_cpu_map(map, cpus, 4);
 		cpu_map__put(map);
 		for (k = 0; k < 4; k++)
 			assert_int_equal(topology__group_of(topo, TOPO_CORE,
@@ -131,7 +122,7 @@ static void test_xeon_phi_272(void **state)
 			for (i = 17 * node; i < 17 * node + 17; i++)
 				cpus[n++] = i + 68 * k;
 		map = topology__group_cpus(topo, TOPO_NUMA, node);
-		assert_map_cpus(map, cpus, 68);
+		assert_cpu_map(map, cpus, 68);
 		cpu_map__put(map);
 		assert_int_equal(topology__node_os_index(topo, node), node);
 		assert_int_equal(topology__node_mem_kb(topo, node), 16ULL * 1024 * 1024);

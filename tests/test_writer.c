@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "precord/writer.h"
+#include "helpers.h"
 
 #define STREAM_MAX	(8 << 20)
 
@@ -63,8 +64,7 @@ static int setup_dir(void **state)
 
 	if (!d)
 		return -1;
-	snprintf(d->path, sizeof(d->path), "/tmp/test_writer.XXXXXX");
-	if (!mkdtemp(d->path))
+	if (tmpdir__make(d->path, sizeof(d->path), "/tmp", "writer"))
 		return -1;
 	*state = d;
 	return 0;
@@ -91,12 +91,10 @@ static int setup_tmpfs(void **state)
 static int teardown_dir(void **state)
 {
 	struct tdir *d = *state;
-	char cmd[128];
 
 	if (d->mounted)
 		umount(d->path);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
-	if (system(cmd) != 0)
+	if (tmpdir__remove(d->path))
 		return -1;
 	free(d);
 	return 0;

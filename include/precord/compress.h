@@ -36,6 +36,13 @@ struct zdecomp;
 #define ZCOMP_FLUSH_SIZE	(63 * 1024)
 /* zdecomp: first size of the pending buffer, and the most one feed may give. */
 #define ZDECOMP_BUF_SIZE	(1024 * 1024)
+/*
+ * The largest zstd window, as a power of two (8 MiB): what zstd's levels 1
+ * to 19 use on a stream of unknown size. The compressor keeps levels 20 to
+ * 22 to it, and the readers refuse a frame asking for more (-EOVERFLOW), so
+ * a small crafted file cannot make a reader allocate 128 MiB per input.
+ */
+#define ZSTD_WINDOW_LOG_MAX	23
 #define ZDECOMP_FEED_MAX	(1024UL * 1024 * 1024)
 
 /* Emit one complete PERF_RECORD_COMPRESSED record (header included). */
@@ -75,6 +82,8 @@ void zdecomp__delete(struct zdecomp *z);	/* accepts NULL */
 int zdecomp__feed(struct zdecomp *z, const void *record, size_t size);
 /* Whole records decompressed and not yet consumed: pointer and length. */
 const void *zdecomp__pending(struct zdecomp *z, size_t *len);
+/* What a zdecomp__feed() error means, for a reader's message. */
+const char *zdecomp__strerror(int err);
 /* Drop len bytes (at most what pending shows) from the front. */
 void zdecomp__consume(struct zdecomp *z, size_t len);
 /* Bytes of a partial record waiting for the next feed (0 at a clean end). */

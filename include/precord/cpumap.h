@@ -55,6 +55,10 @@ bool cpu_map__has(const struct cpu_map *map, struct cpu cpu);
 bool cpu_map__is_any(const struct cpu_map *map);
 /* A new map of the CPUs in both ("any" stands for every CPU); NULL on ENOMEM. */
 struct cpu_map *cpu_map__intersect(const struct cpu_map *a, const struct cpu_map *b);
+/* A new map of the CPUs of a not in b; NULL on ENOMEM or when either is "any". */
+struct cpu_map *cpu_map__subtract(const struct cpu_map *a, const struct cpu_map *b);
+/* The CPUs present (/sys/devices/system/cpu/present, else the online ones). */
+struct cpu_map *cpu_map__new_present(void);
 /*
  * Highest present CPU number + 1 (/sys/devices/system/cpu/present, else
  * sysconf): perf's cpu__max_present_cpu(), HEADER_NRCPUS "available".

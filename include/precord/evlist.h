@@ -75,6 +75,16 @@ struct evlist {
 	int			*thread_cpus;
 
 	/*
+	 * Open on the CPUs that take the events and leave out the others: a
+	 * CPU where an event fails to open, while the same event opened on
+	 * another CPU, is dropped from the cpu map (an offline CPU, or one
+	 * that refuses the event), and evlist_open_error says which and why.
+	 * Errors about the process (EMFILE, ENOMEM) or a thread (ESRCH) are
+	 * never a CPU's.  Off: any failure ends the open.  Set before the open.
+	 */
+	bool			skip_failed_cpus;
+
+	/*
 	 * TEST ONLY: replaces perf_event_open(2) for every open of this
 	 * evlist, to inject failures (called from the workers at once, so it
 	 * must be thread-safe).  NULL in real use.
@@ -104,7 +114,14 @@ enum evlist_fallback {
 	EVLIST_FALLBACK_MISSING_THREAD	= 1u << 12,	/* a thread gone (ESRCH) left out */
 	EVLIST_FALLBACK_CYCLES		= 1u << 13,	/* no PMU counts cycles: cpu-clock */
 	EVLIST_FALLBACK_WEAK_GROUP	= 1u << 14,	/* ":W": a group opened as single events */
-	EVLIST_FALLBACK_WEIGHT_STRUCT	= 1u << 15,	/* < 5.12: -W samples WEIGHT instead */
+	EVLIST_FALLBACK_SKIP_CPUS	= 1u << 15,	/* CPUs that failed left out (skipped[]) */
+	EVLIST_FALLBACK_WEIGHT_STRUCT	= 1u << 16,	/* < 5.12: -W samples WEIGHT instead */
+};
+
+/* A CPU left out of the open (skip_failed_cpus), and the error it gave. */
+struct evlist_skipped_cpu {
+	struct cpu	cpu;
+	int		err;		/* -errno of its first failed open */
 };
 
 /*
@@ -125,6 +142,9 @@ struct evlist_open_error {
 	unsigned long	nofile_need;	/* descriptors needed: these + already open + 64 */
 	unsigned int	fallbacks;	/* EVLIST_FALLBACK_* bits */
 	int		nr_missing;	/* threads left out because they were gone */
+	/* CPUs left out (skip_failed_cpus), ascending; freed by evlist_open_error__exit() */
+	struct evlist_skipped_cpu *skipped;
+	int		nr_skipped;
 };
 
 struct evlist *evlist__new(void);
@@ -150,6 +170,8 @@ bool evlist__has_tracepoints(const struct evlist *evlist);
  */
 int evlist__open_wq(struct evlist *evlist, struct wq *wq, struct evlist_open_error *oerr);
 int evlist__open(struct evlist *evlist);
+/* Free what evlist__open_wq() allocated in *oerr (the skipped CPUs); accepts NULL. */
+void evlist_open_error__exit(struct evlist_open_error *oerr);
 /* Whether kernel samples are allowed: CAP_SYS_ADMIN, CAP_PERFMON or paranoid <= 1 (perf's). */
 bool evlist__can_profile_kernel(void);
 /*
@@ -161,11 +183,18 @@ bool evlist__can_profile_kernel(void);
 int evlist__reserve_nofile(struct evlist *evlist, unsigned long extra, unsigned long *need);
 /*
  * The one-line message for a failed open, without the "precord: " prefix
- * (as record.c words them): for an event the machine cannot count (ENOENT,
- * EOPNOTSUPP, EINVAL) perf's own line, else in perf's tone.  Returns the
- * length (snprintf rules).
+ * (as the record command words them): for an event the machine cannot
+ * count (ENOENT, EOPNOTSUPP, EINVAL) perf's own line, else in perf's tone.
+ * Returns the length (snprintf rules).
  */
 int evlist__open_strerror(const struct evlist_open_error *oerr, char *buf, size_t size);
+
+/*
+ * The CPUs an open left out and why, for a message: "CPUs 3,5-7 (offline),
+ * CPU 6 (Device or resource busy)" ("offline": ENODEV on a CPU not online
+ * now). Returns the length (snprintf rules).
+ */
+int evlist_open_error__skipped_str(const struct evlist_open_error *oerr, char *buf, size_t size);
 
 /* Close every descriptor; runs every CPU's part even if some fail. */
 void evlist__close(struct evlist *evlist);

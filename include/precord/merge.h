@@ -13,24 +13,7 @@
 #include <stddef.h>
 #include "precord/perf-file.h"
 
-/*
- * The record index of a staging directory's data.N files, kept by the
- * streaming threads as they write them so that the parallel merge need not
- * walk every record header: per chunk of records, where it starts and the
- * least and greatest time of the records that start in it. The main thread
- * creates it once DIR/data holds the attrs and ids (they tell where a
- * record's time is); only the thread that writes data.N adds to file N,
- * always whole records in file order; the merge reads it after those
- * threads were joined. A file the index does not cover byte for byte is
- * walked as before.
- */
 struct merge_index;
-
-/* For data.0 … data.(nr_files - 1) of dir, chunks of `chunk` bytes (0: 1 MiB); NULL: none. */
-struct merge_index *merge_index__new(const char *dir, int nr_files, u64 chunk);
-void merge_index__delete(struct merge_index *idx);	/* accepts NULL */
-/* A run of whole records just handed to data.N's writer (file = N). */
-void merge_index__add(struct merge_index *idx, int file, const void *run, size_t len);
 
 struct merge_opts {
 	u64	round_bytes;	/* write FINISHED_ROUND every this many bytes (0: 4 MiB) */
@@ -113,21 +96,5 @@ struct merge_stats {
  */
 int merge__dir(const char *dir, const char *out_path, const struct merge_opts *opts,
 	       struct merge_stats *stats, char *err, size_t errlen);
-
-/*
- * Whether this machine is a VM whose balloon reports free memory to the
- * host (virtio free page reporting, on): memory freed more than a moment
- * ago is then the host's again, and the first write into it faults on the
- * host. Where it is, a consuming merge pays; elsewhere punching costs more
- * than it gives (ext4 mounted with `discard` waits for each punch).
- */
-bool memory_host_reclaims(void);
-
-/*
- * `precord merge DIR [-o FILE] [-q] [-z[=N]]`, argv[0] = "merge". Default
- * FILE: DIR without its ".staging" suffix, or DIR.data. Returns the exit
- * status (0, 1 on failure, 129 for a bad command line).
- */
-int cmd_merge(int argc, char **argv);
 
 #endif /* PRECORD_MERGE_H */

@@ -79,7 +79,7 @@ struct record_opts {
 	int		realtime_prio;		/* -r/--realtime; 0 = not set */
 	bool		no_realtime;		/* --no-realtime */
 
-	/* Streaming threads: --threads[=SPEC] (NULL: precord's default, numa). */
+	/* Streaming threads: --threads[=SPEC] (NULL: precord's default, adaptive). */
 	const char	*threads_spec;
 	bool		no_threads;		/* --no-threads: one thread, one file */
 	bool		no_merge;		/* --no-merge: keep the directory */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report.h — `precord report --loss FILE`: the account of loss of any
- * perf.data (file or directory, precord's or perf's), with one yardstick.
+ * report.h — the account of loss of any perf.data (file or directory,
+ * precord's or perf's), with one yardstick: what `precord report --loss`
+ * prints and what a recording's closing lines say.
  */
 #ifndef PRECORD_REPORT_H
 #define PRECORD_REPORT_H
@@ -64,8 +65,5 @@ int loss_report__read(const char *path, struct loss_report *r, char *err, size_t
 void loss_report__exit(struct loss_report *r);
 /* Print the report in the format of the recorder's closing lines. */
 void loss_report__print(const struct loss_report *r, FILE *out);
-
-/* `precord report --loss FILE…`. Returns the exit status. */
-int cmd_report(int argc, char **argv);
 
 #endif /* PRECORD_REPORT_H */

@@ -2,13 +2,15 @@
 /*
  * streams.h — the streaming threads of a recording: one (every ring into one
  * file) or one per group of the --threads layout (each ring into its own
- * data.N file of a staging directory in perf's directory layout).
+ * data.N file of a staging directory in perf's directory layout); with the
+ * adaptive layout, each node's thread with the helpers it adds.
  */
 #ifndef PRECORD_STREAMS_H
 #define PRECORD_STREAMS_H
 
+#include <stdio.h>
 #include "precord/stream.h"
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
 #include "precord/topology.h"
 
 struct evlist;
@@ -39,6 +41,13 @@ struct streams_config {
 	bool			note_size;
 	int			size_fd;
 	u64			size_off;
+	/*
+	 * A mode whose threads follow a fixed protocol (--switch-output,
+	 * --overwrite): an adaptive spec keeps its first threads, one per
+	 * node, and adds none.
+	 */
+	bool			fixed;
+	const struct adapt_params *adapt;	/* the adaptive rule's; NULL: its defaults */
 };
 
 struct streams {
@@ -55,6 +64,8 @@ struct streams {
 	struct ringbuf		**bk_rings;	/* its overwrite rings; NULL: none */
 	int			ack_fd;		/* eventfd: the threads' answers to a switch */
 	u64			prealloc;	/* each data.N's reservation step, 0: none */
+	bool			adaptive;	/* some thread may add helpers (stream_group) */
+	bool			fixed;		/* an adaptive spec kept fixed (streams_config.fixed) */
 };
 
 /*
@@ -66,9 +77,9 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 		  char *err, size_t errlen);
 /*
  * Whether spec gives a layout for the recorded CPUs on topo: its number of
- * threads, or -errno with layout__new()'s one-line message in err. For a
- * check before anything is written (streams__init() builds the same layout
- * again).
+ * threads (an adaptive layout: the most it may run), or -errno with
+ * layout__new()'s one-line message in err. For a check before anything is
+ * written (streams__init() builds the same layout again).
  */
 int streams__check_spec(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
 			char *err, size_t errlen);
@@ -97,6 +108,21 @@ u64 streams__backward_pending(const struct streams *ss);
 /* Final drain of every thread, then join. Returns the first thread error. */
 int streams__stop(struct streams *ss);
 void streams__exit(struct streams *ss);		/* accepts a zeroed struct */
+
+/*
+ * The live counters of every thread summed into *sum (helpers included);
+ * returns the threads running that have rings. From any thread, any time.
+ */
+int streams__live(const struct streams *ss, struct stream_live *sum);
+/* -v: what the adaptive layout may do, or why it keeps its first threads. */
+void streams__print_plan(const struct streams *ss, FILE *f);
+/*
+ * The adaptive layout's closing lines: per node, how many threads ran and
+ * at most at once; per helper, its counters, and for each of its runs
+ * when and why it was added and when it stopped. Nothing for a fixed
+ * layout. After streams__stop().
+ */
+void streams__print_adaptive(const struct streams *ss, FILE *f);
 
 /* The threads' counters added up (times: min of firsts, max of lasts). */
 void streams__total(const struct streams *ss, struct stream_stats *total);

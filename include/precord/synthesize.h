@@ -161,6 +161,14 @@ int synthesize__cgroups(const struct synth_opts *o, synth_emit_fn emit, void *ct
  * as perf does. Ids equal to 0 (fds never opened) are left out.
  */
 int synthesize__id_index(struct evlist *evlist, synth_emit_fn emit, void *ctx);
+/*
+ * PERF_FORMAT_LOST read from every descriptor (at the end of a recording):
+ * one LOST_SAMPLES per descriptor that lost any, with its id, CPU and tid
+ * in the sample_id trailer, as perf record writes them; *total gets the
+ * samples they count.
+ */
+int synthesize__lost_samples(struct evlist *evlist, synth_emit_fn emit, void *ctx,
+			     u64 *total);
 int synthesize__finished_init(synth_emit_fn emit, void *ctx);
 int synthesize__finished_round(synth_emit_fn emit, void *ctx);
 

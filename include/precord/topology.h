@@ -22,6 +22,11 @@ enum topo_level {
 struct topology {
 	hwloc_topology_t	hw;		/* I: loaded once */
 	bool			synthetic;
+	/*
+	 * I: a synthetic topology with CPUs taken offline: every CPU it had;
+	 * NULL: hwloc's complete cpuset (on the host, offline CPUs included)
+	 */
+	hwloc_bitmap_t		present;
 };
 
 /*
@@ -38,8 +43,16 @@ void topology__delete(struct topology *topo);			/* accepts NULL */
 int topology__nr_cpus(const struct topology *topo);
 /* Highest CPU number + 1 (CPU numbers need not be contiguous). */
 int topology__max_cpu(const struct topology *topo);
-/* Every CPU of the topology, ascending, as a new cpu map; NULL on error. */
+/* Every CPU of the topology (the online ones), ascending, as a new cpu map; NULL on error. */
 struct cpu_map *topology__cpus(const struct topology *topo);
+/* Every CPU the machine has, online or offline, as a new cpu map; NULL on error. */
+struct cpu_map *topology__present_cpus(const struct topology *topo);
+/*
+ * Synthetic topologies only: take cpus offline as the kernel's hotplug
+ * does: they leave every group (a node may be left with none) but stay
+ * present. 0, -EINVAL (the host's topology, or no CPU left) or -ENOMEM.
+ */
+int topology__take_offline(struct topology *topo, const struct cpu_map *cpus);
 int topology__nr_groups(const struct topology *topo, enum topo_level level);
 /* CPUs of group i at level (OS indexes), as a new cpu map; NULL on error. */
 struct cpu_map *topology__group_cpus(const struct topology *topo, enum topo_level level, int i);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
 #include "fuzz.h"
 
 static const char *const descs[] = {

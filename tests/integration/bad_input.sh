@@ -26,8 +26,8 @@ one_line "unknown event"
 [ ! -e "$T/x.data" ] || fail "unknown event: a perf.data was created"
 expect_error "bad cpu list" nonzero "CPU list" -- -C 0-x -o "$T/x.data" -- true
 one_line "bad cpu list"
-expect_error "offline cpu" nonzero "CPU 4095 is not online" -- -C 4095 -o "$T/x.data" -- true
-one_line "offline cpu"
+expect_error "absent cpu" nonzero "CPU 4095 of -C does not exist" -- -C 4095 -o "$T/x.data" -- true
+one_line "absent cpu"
 expect_error "bad option" nonzero "precord: " -- --no-such-option
 one_line "bad option"
 expect_error "bad frequency" nonzero "abc" -- -F abc -- true

@@ -11,7 +11,7 @@
 ensure_tracefs
 
 "$PRECORD" merge -h 2>&1 | grep -q 'usage: precord merge' ||
-	fail "'$PRECORD merge' is not there (cmd_merge is not wired into main.c)"
+	fail "'$PRECORD merge' is not there (cmd_merge is not wired into builtin/main.c)"
 
 # stats_of FILE: perf report --stats counts by record type, without the
 # records a merge adds or removes (FINISHED_ROUND, COMPRESSED) and percentages.

@@ -3,10 +3,11 @@
 # the records of the per-ring files, in time order, and reads in perf like the
 # --no-merge directory; -z and --mmap-output read in perf; a recording killed
 # with SIGKILL is saved by `precord merge`; SIGINT during a heavy recording
-# finishes the file. With one streaming thread (the default numa layout on a
+# finishes the file. With one streaming thread (the numa layout on a
 # one-node machine) precord writes the file itself, as perf does without
 # --threads: no staging directory, no merge; a kill leaves the file for
-# `precord merge FILE`. The merge's own cases use --threads=cpu.
+# `precord merge FILE`. The merge's own cases use --threads=cpu; the
+# adaptive default's are in adaptive_layout.sh.
 . "$(dirname "$0")/../lib.sh"
 ensure_tracefs
 
@@ -21,6 +22,8 @@ stats() {	# perf report --stats totals, without the markers the merge adds
 cat "$T/sum"
 [ -d "$T/dir" ] && [ -f "$T/dir/data" ] && [ -f "$T/dir/data.0" ] || fail "--no-merge did not keep the directory layout"
 [ "$(grep -c 'prec-rd/' "$T/sum")" -eq "$(nproc)" ] || fail "--threads=cpu: not one streaming thread per CPU"
+[ "$(grep -cE '^\[ precord: prec-rd/[0-9]+: .*, [0-9]+ lost, [0-9]+\.[0-9]{3} s CPU \]$' "$T/sum")" -eq "$(nproc)" ] ||
+	fail "a streaming thread's summary line does not end with its CPU time"
 perf_clean "$T/d.script" "$T/d.err" -- script -i "$T/dir"
 "$PRECORD" merge "$T/dir" -o "$T/merged.data" 2>"$T/merge.sum" || { cat "$T/merge.sum"; fail "precord merge failed"; }
 cat "$T/merge.sum"
@@ -39,8 +42,8 @@ note "merged order: $(cat "$T/order")"
 
 NODES=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 
-# 2. The default (numa: one thread on a one-node machine, else merged) and
-# -z read in perf, same samples as summary.
+# 2. The default (adaptive: per-ring files, merged) and -z read in perf,
+# same samples as summary.
 "$PRECORD" -z -F 2000 -g -o "$T/z.data" -- "$MATMUL" -t 2 -n 300 -r 6 >/dev/null 2>"$T/z.sum" ||
 	{ cat "$T/z.sum"; fail "-z recording failed"; }
 perf_clean "$T/z.script" "$T/z.err" -- script -G -i "$T/z.data"
@@ -52,11 +55,14 @@ note "-z: $(samples_of "$T/z.sum") samples read back"
 # layout (FINISHED_ROUND after passes that moved data), at real time, no
 # merge; perf reads it in order with every sample the summary counts.
 if [ "$NODES" -le 1 ]; then
-	"$PRECORD" -F 4000 -g -o "$T/one.data" -- "$MATMUL" -t 4 -n 300 -r 40 >/dev/null 2>"$T/one.sum" ||
+	"$PRECORD" --threads=numa -F 4000 -g -o "$T/one.data" -- "$MATMUL" -t 4 -n 300 -r 40 >/dev/null 2>"$T/one.sum" ||
 		{ cat "$T/one.sum"; fail "one-thread recording failed"; }
 	[ -f "$T/one.data" ] && [ ! -e "$T/one.data.staging" ] || fail "one thread: not a single file"
 	grep -q 'Merged' "$T/one.sum" && { cat "$T/one.sum"; fail "one thread: merged anyway"; }
 	[ "$(grep -c 'prec-rd/' "$T/one.sum")" -eq 1 ] || { cat "$T/one.sum"; fail "one thread: not one streaming thread"; }
+	# Several MB drained: the thread's own CPU time is not zero.
+	sed -n 's/^\[ precord: prec-rd\/0: .* \([0-9.]*\) s CPU \]$/\1/p' "$T/one.sum" |
+		awk '{ v = $1 } END { exit !(v > 0) }' || { cat "$T/one.sum"; fail "one thread: no CPU time for the streaming thread"; }
 	perf_clean "$T/one.script" "$T/one.err" -- script -F tid,time -i "$T/one.data"
 	[ "$(wc -l <"$T/one.script")" -eq "$(samples_of "$T/one.sum")" ] ||
 		fail "one thread: perf script and precord disagree on samples"
@@ -64,7 +70,7 @@ if [ "$NODES" -le 1 ]; then
 		fail "one thread: no FINISHED_ROUND in the file"
 	note "one thread: $(samples_of "$T/one.sum") samples in one file, no merge"
 else
-	note "$NODES NUMA nodes: the default has several threads (merged), no one-thread case"
+	note "$NODES NUMA nodes: numa has several threads (merged), no one-thread case"
 fi
 
 # 2b. --mmap-output (the writer that copies into a shared mapping of each
@@ -127,7 +133,7 @@ note "SIGKILL with --mmap-output: precord merge saved $n samples"
 # reads it as it is; precord merge FILE finishes it in place, with what lies
 # past that size and the features written ahead of the data.
 if [ "$NODES" -le 1 ]; then
-	record_killed -a -F 2000 -o "$T/k1.data"
+	record_killed --threads=numa -a -F 2000 -o "$T/k1.data"
 	[ -f "$T/k1.data" ] || fail "SIGKILL, one thread: no file left"
 	perf script -F tid,time -i "$T/k1.data" >"$T/k1.s0" 2>"$T/k1.e0" ||
 		{ cat "$T/k1.e0"; fail "SIGKILL, one thread: perf cannot read the file as it is"; }
@@ -144,7 +150,7 @@ if [ "$NODES" -le 1 ]; then
 
 	# A tracepoint: perf needs the tracing data, a feature, which only the
 	# finished file has.
-	"$PRECORD" -a -e raw_syscalls:sys_enter -o "$T/kt.data" -- sleep 10 >/dev/null 2>&1 &
+	"$PRECORD" --threads=numa -a -e raw_syscalls:sys_enter -o "$T/kt.data" -- sleep 10 >/dev/null 2>&1 &
 	pid=$!
 	sleep 1.5
 	kill -KILL $pid; wait $pid 2>/dev/null
@@ -152,7 +158,7 @@ if [ "$NODES" -le 1 ]; then
 
 	# -z: perf decompresses only with the COMPRESSED feature, which again
 	# only the finished file has.
-	record_killed -z -a -F 2000 -o "$T/kz.data"
+	record_killed --threads=numa -z -a -F 2000 -o "$T/kz.data"
 	finish_killed "SIGKILL, -z, one thread" "$T/kz.data" tid .
 fi
 

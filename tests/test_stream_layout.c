@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_layout.c — --threads layouts on hwloc synthetic topologies (so the
+ * test_stream_layout.c — --threads layouts on hwloc synthetic topologies (so the
  * answers never depend on the host): the named layouts on a 272-PU Xeon
  * Phi-like machine and a 2-socket one, intersection with -C, user masks and
  * every error with its message, node[] and thread_of(); plus "numa" on the
@@ -15,7 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
+#include "helpers.h"
 
 /* Xeon Phi 7250-like in SNC-4: 4 nodes of 17 cores of 4 threads; the
  * threads of core c are CPUs c, c+68, c+136 and c+204. */
@@ -46,16 +47,6 @@ static void assert_map_is(const struct cpu_map *map, const char *list)
 	assert_non_null(map);
 	cpu_map__snprintf(map, buf, sizeof(buf));
 	assert_string_equal(buf, list);
-}
-
-static void assert_map_cpus(const struct cpu_map *map, const int *cpus, int nr)
-{
-	int i;
-
-	assert_non_null(map);
-	assert_int_equal(map->nr, nr);
-	for (i = 0; i < nr; i++)
-		assert_int_equal(map->map[i].cpu, cpus[i]);
 }
 
 /* Build spec on topo for the CPUs in list; must succeed. */
@@ -150,7 +141,7 @@ static void test_phi_numa(void **state)
 		for (k = 0; k < 4; k++)
 			for (i = 17 * node; i < 17 * node + 17; i++)
 				cpus[n++] = i + 68 * k;
-		assert_map_cpus(layout->maps[node], cpus, 68);
+		assert_cpu_map(layout->maps[node], cpus, 68);
 		assert_int_equal(layout->node[node], node);
 	}
 	assert_map_is(layout->maps[1], "17-33,85-101,153-169,221-237");
@@ -170,7 +161,7 @@ static void test_phi_core(void **state)
 	for (c = 0; c < 68; c++) {
 		int cpus[4] = { c, c + 68, c + 136, c + 204 };
 
-		assert_map_cpus(layout->maps[c], cpus, 4);
+		assert_cpu_map(layout->maps[c], cpus, 4);
 		assert_int_equal(layout->node[c], c / 17);
 	}
 	assert_affinity_is_maps(layout);
@@ -187,7 +178,7 @@ static void test_phi_cpu(void **state)
 
 	assert_int_equal(layout->nr, PHI_CPUS);
 	for (cpu = 0; cpu < PHI_CPUS; cpu++) {
-		assert_map_cpus(layout->maps[cpu], &cpu, 1);
+		assert_cpu_map(layout->maps[cpu], &cpu, 1);
 		assert_int_equal(layout->node[cpu], (cpu % 68) / 17);
 		assert_int_equal(layout__thread_of(layout, (struct cpu){ cpu }), cpu);
 	}
@@ -227,6 +218,62 @@ static void test_spec_names(void **state)
 		assert_int_equal(layout->nr, cases[i].nr);
 		layout__delete(layout);
 	}
+}
+
+/*
+ * adaptive[:MAX]: numa's threads, marked adaptive, each allowed up to MAX
+ * threads on its node or one per recorded CPU there; other layouts are
+ * fixed (one thread each).
+ */
+static void test_phi_adaptive(void **state)
+{
+	struct stream_layout *layout, *numa;
+	char a[4096], b[4096];
+	int t;
+
+	layout = layout_of("adaptive", *state, "0-271");
+	numa = layout_of("numa", *state, "0-271");
+	assert_true(layout->adaptive);
+	assert_false(numa->adaptive);
+	assert_int_equal(layout->nr, numa->nr);
+	for (t = 0; t < layout->nr; t++) {
+		cpu_map__snprintf(layout->maps[t], a, sizeof(a));
+		cpu_map__snprintf(numa->maps[t], b, sizeof(b));
+		assert_string_equal(a, b);
+		assert_int_equal(layout->node[t], numa->node[t]);
+		assert_int_equal(layout__max_threads_of(layout, t), 68);
+		assert_int_equal(layout__max_threads_of(numa, t), 1);
+	}
+	assert_affinity_is_maps(layout);
+	layout__delete(layout);
+	layout__delete(numa);
+
+	layout = layout_of("ADAPTIVE:16", *state, "0-271");
+	assert_true(layout->adaptive);
+	assert_int_equal(layout->adapt_max, 16);
+	assert_int_equal(layout__max_threads_of(layout, 3), 16);
+	layout__delete(layout);
+
+	/* -C: each node's bound is its recorded CPUs; a node without any has no thread. */
+	layout = layout_of("adaptive:8", *state, "0-3,17");
+	assert_int_equal(layout->nr, 2);
+	assert_int_equal(layout__max_threads_of(layout, 0), 4);
+	assert_int_equal(layout__max_threads_of(layout, 1), 1);
+	assert_int_equal(layout__max_threads_of(layout, 2), 1);	/* no such thread */
+	layout__delete(layout);
+
+	assert_layout_error("adaptive:0", *state, "0-271", "Invalid --threads=adaptive:0: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:", *state, "0-271", "Invalid --threads=adaptive:: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:4x", *state, "0-271", "Invalid --threads=adaptive:4x: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive-2", *state, "0-271", "Invalid --threads=adaptive-2: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:-3", *state, "0-271", "Invalid --threads=adaptive:-3: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	assert_layout_error("adaptive:99999999999", *state, "0-271", "Invalid --threads=adaptive:99999999999: "
+			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
 }
 
 /* ---- intersection with -C ------------------------------------------------ */
@@ -478,12 +525,15 @@ static void test_user_errors(void **state)
 		{ "abc/0", "0-7", "Failed to initialize maps thread mask: 'abc' is not a CPU list" },
 		{ "0/x1", "0-7", "Failed to initialize affinity thread mask: 'x1' is not a CPU list" },
 		{ "3-1/0", "0-7", "Failed to initialize maps thread mask: '3-1' is not a CPU list" },
-		{ "0/0:2-9/2", "0-7", "Failed to initialize maps thread mask: CPU 8 does not exist" },
-		{ "0/200", "0-7", "Failed to initialize affinity thread mask: CPU 200 does not exist" },
+		{ "0/0:2-9/2", "0-7", "Failed to initialize maps thread mask: CPU 8 does not exist "
+		  "(CPUs 0-7); fix the --threads masks" },
+		{ "0/200", "0-7", "Failed to initialize affinity thread mask: CPU 200 does not exist "
+		  "(CPUs 0-7); fix the --threads masks" },
 		/* empty after intersection with the recorded CPUs */
-		{ "4-5/0", "0-3", "Empty maps mask: 4-5" },
-		{ "0/6,7", "0-3", "Empty affinity mask: 6,7" },
-		{ "0/0:7/1", "0-3", "Empty maps mask: 7" },
+		{ "4-5/0", "0-3", "Empty maps mask: 4-5 (recorded CPUs: 0-3); give each thread a recorded CPU" },
+		{ "0/6,7", "0-3", "Empty affinity mask: 6,7 (recorded CPUs: 0-3); give each thread a "
+		  "recorded CPU" },
+		{ "0/0:7/1", "0-3", "Empty maps mask: 7 (recorded CPUs: 0-3); give each thread a recorded CPU" },
 		/* overlaps */
 		{ "0-1/0:1-2/1", "0-7", "Intersecting maps mask: 1-2" },
 		{ "0/0-1:1/1", "0-7", "Intersecting affinity mask: 1" },
@@ -494,6 +544,61 @@ static void test_user_errors(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_layout_error(cases[i].spec, *state, cases[i].cpus, cases[i].msg);
+}
+
+/*
+ * Offline CPUs (a 4-node machine, CPU 3 and node 3's CPUs 6-7 offline, so
+ * the recorded CPUs are the online ones): a named layout has no thread for
+ * a node with no CPU online; a user mask naming an offline CPU is refused
+ * with what to do, unlike one naming an online CPU outside -C (dropped, as
+ * perf drops it), and a CPU beyond the machine does not exist.
+ */
+static void test_offline_cpus(void **state)
+{
+	struct topology *topo = topology__new_synthetic("pack:2 numa:2 core:2 pu:1");
+	struct cpu_map *off = cpus_of("3,6-7"), *online, *present;
+	struct stream_layout *layout;
+
+	assert_non_null(topo);
+	assert_int_equal(topology__take_offline(topo, off), 0);
+	online = topology__cpus(topo);
+	present = topology__present_cpus(topo);
+	assert_map_is(online, "0-2,4-5");
+	assert_map_is(present, "0-7");
+	assert_int_equal(topology__nr_groups(topo, TOPO_NUMA), 4);
+
+	layout = layout_of("numa", topo, "0-2,4-5");
+	assert_int_equal(layout->nr, 3);
+	assert_map_is(layout->maps[0], "0-1");
+	assert_map_is(layout->maps[1], "2");
+	assert_map_is(layout->maps[2], "4-5");
+	layout__delete(layout);
+
+	assert_layout_error("3/3:0-2/0-2", topo, "0-2,4-5",
+		"Failed to initialize maps thread mask: CPU 3 is offline (online: 0-2,4-5); "
+		"bring it online or leave it out of --threads");
+	assert_layout_error("0-2/0-2:4-7/4-7", topo, "0-2,4-5",
+		"Failed to initialize maps thread mask: CPUs 6-7 are offline (online: 0-2,4-5); "
+		"bring them online or leave them out of --threads");
+	assert_layout_error("0-2/3", topo, "0-2,4-5",
+		"Failed to initialize affinity thread mask: CPU 3 is offline (online: 0-2,4-5); "
+		"bring it online or leave it out of --threads");
+	assert_layout_error("0/0:8/8", topo, "0-2,4-5",
+		"Failed to initialize maps thread mask: CPU 8 does not exist (CPUs 0-7); "
+		"fix the --threads masks");
+	/* online, not recorded (-C 0-2): dropped from the mask */
+	layout = layout_of("0-2,4/0-2:5/5", topo, "0-2,5");
+	assert_map_is(layout->maps[0], "0-2");
+	layout__delete(layout);
+
+	/* not every CPU may go */
+	cpu_map__put(off);
+	off = cpus_of("0-7");
+	assert_int_equal(topology__take_offline(topo, off), -EINVAL);
+	cpu_map__put(present);
+	cpu_map__put(online);
+	cpu_map__put(off);
+	topology__delete(topo);
 }
 
 /* Overlap is judged after intersection, as perf's bitmaps do. */
@@ -595,6 +700,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phi_cpu, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_phi_package, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_names, phi_setup, topo_teardown),
+		cmocka_unit_test_setup_teardown(test_phi_adaptive, phi_setup, topo_teardown),
 		cmocka_unit_test_setup_teardown(test_phi_intersect, phi_setup, topo_teardown),
 		cmocka_unit_test(test_two_sockets),
 		cmocka_unit_test(test_node_os_index),
@@ -604,6 +710,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_overlap_unrecorded, eight_setup,
 						topo_teardown),
 		cmocka_unit_test_setup_teardown(test_other_errors, eight_setup, topo_teardown),
+		cmocka_unit_test(test_offline_cpus),
 		cmocka_unit_test(test_host_numa),
 	};
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * layout.c — which streaming thread drains which CPU's ring (--threads).
+ * stream-layout.c — which streaming thread drains which CPU's ring (--threads).
  *
  * Turns perf's --threads SPEC into a list of threads, each with the CPUs
  * whose rings it drains (maps), the CPUs it may run on (affinity) and the
@@ -9,13 +9,18 @@
  * perf's older "socket") and "numa" one per group, maps = affinity = the
  * group's CPUs that are recorded. A user spec "<maps>/<affinity>:…" gives
  * one thread per element. Names match as perf matches them: by prefix,
- * ignoring case; NULL or "" is "cpu".
+ * ignoring case; NULL or "" is "cpu". precord's "adaptive[:MAX]" (its
+ * default) starts as "numa" and marks the layout adaptive: each node's
+ * thread may add helpers up to MAX threads on the node, one per recorded
+ * CPU without MAX (stream.c does, as its rings back up).
  *
  * Every mask is intersected with the recorded CPUs. For user specs this
  * follows perf's record__init_thread_masks_spec() and its messages: a CPU
- * number beyond the machine is an error, a CPU that is not recorded is
+ * the machine does not have is an error, a CPU that is not recorded is
  * dropped, a mask left empty is an error, masks that overlap an earlier
- * thread's are an error. Where perf also fails on a named layout whose group
+ * thread's are an error. Unlike perf, an offline CPU in a mask is an error
+ * of its own, saying so (perf drops it, and says "Empty maps mask" when
+ * nothing is left), and each message ends with what to do. Where perf also fails on a named layout whose group
  * holds no recorded CPU (perf 6.1: "--threads=core -C 0" says "Empty maps
  * mask: 1"), this drops the group instead, so precord's default (numa)
  * works with any -C.
@@ -32,13 +37,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include "precord/layout.h"
+#include "precord/stream-layout.h"
+#include "precord/util.h"
 
 enum layout_kind {
 	LAYOUT_CPU,
 	LAYOUT_CORE,
 	LAYOUT_PACKAGE,
 	LAYOUT_NUMA,
+	LAYOUT_ADAPTIVE,
 	LAYOUT_USER,
 };
 
@@ -53,22 +60,10 @@ static const struct {
 	{ "package",	LAYOUT_PACKAGE,	TOPO_PACKAGE },
 	{ "numa",	LAYOUT_NUMA,	TOPO_NUMA },
 	{ "socket",	LAYOUT_PACKAGE,	TOPO_PACKAGE },
+	{ "adaptive",	LAYOUT_ADAPTIVE, TOPO_NUMA },
 };
 
-#define NR_LAYOUT_NAMES	(sizeof(layout_names) / sizeof(layout_names[0]))
-
-static int __attribute__((format(printf, 4, 5)))
-layout_error(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
+#define NR_LAYOUT_NAMES	ARRAY_SIZE(layout_names)
 
 /* Index into layout_names of spec's name, or -1 for a user spec. */
 static int layout__name_index(const char *spec)
@@ -206,58 +201,83 @@ static int user_spec__count(const char *spec)
 	return nr ? nr : -EINVAL;
 }
 
-/* Every CPU number perf would call valid: 0 .. the highest one known. */
-static struct cpu_map *layout__possible_cpus(const struct topology *topo,
-					     const struct cpu_map *cpus)
-{
-	int i, max = topology__max_cpu(topo);
-	struct cpu_map *map;
-	int *all;
+/* What a user mask is checked against: the CPUs that exist, those online, those recorded. */
+struct mask_ctx {
+	struct cpu_map		*present;	/* online or offline */
+	struct cpu_map		*online;
+	const struct cpu_map	*cpus;		/* recorded */
+};
 
-	if (cpus->nr && cpus->map[cpus->nr - 1].cpu >= max)
-		max = cpus->map[cpus->nr - 1].cpu + 1;
-	all = malloc(sizeof(*all) * (size_t)(max > 0 ? max : 1));
-	if (!all)
-		return NULL;
-	for (i = 0; i < max; i++)
-		all[i] = i;
-	map = cpu_map__new_from(all, max);
-	free(all);
-	return map;
+static int mask_ctx__init(struct mask_ctx *mc, const struct topology *topo,
+			  const struct cpu_map *cpus)
+{
+	mc->present = topology__present_cpus(topo);
+	mc->online = topology__cpus(topo);
+	mc->cpus = cpus;
+	return mc->present && mc->online ? 0 : -ENOMEM;
+}
+
+static void mask_ctx__exit(struct mask_ctx *mc)
+{
+	cpu_map__put(mc->present);
+	cpu_map__put(mc->online);
 }
 
 /*
  * One mask of a user spec ("maps" or "affinity" in messages): parsed,
- * intersected with the recorded CPUs, never empty. 0 or -errno.
+ * every CPU of it present and online, intersected with the recorded CPUs,
+ * never empty. Messages start as perf's do. 0 or -errno.
  */
-static int user_mask__parse(const char *list, const char *what, const struct cpu_map *possible,
-			    const struct cpu_map *cpus, struct cpu_map **maskp,
-			    char *err, size_t errlen)
+static int user_mask__parse(const char *list, const char *what, const struct mask_ctx *mc,
+			    struct cpu_map **maskp, char *err, size_t errlen)
 {
-	struct cpu_map *parsed;
+	struct cpu_map *parsed, *offline;
+	char have[128] = "", off[128] = "";
 	int bad_cpu = -1, ret;
 
-	ret = cpu_map__parse_within(list, possible, &parsed, &bad_cpu);
-	if (ret == -ENODEV)
-		return layout_error(err, errlen, -EINVAL,
-				    "Failed to initialize %s thread mask: CPU %d does not exist",
-				    what, bad_cpu);
+	ret = cpu_map__parse_within(list, mc->present, &parsed, &bad_cpu);
+	if (ret == -ENODEV) {
+		cpu_map__snprintf(mc->present, have, sizeof(have));
+		return errbuf__set(err, errlen, -EINVAL,
+				    "Failed to initialize %s thread mask: CPU %d does not exist "
+				    "(CPUs %s); fix the --threads masks", what, bad_cpu, have);
+	}
 	if (ret == -ENOMEM)
-		return layout_error(err, errlen, ret,
+		return errbuf__set(err, errlen, ret,
 				    "Failed to initialize %s thread mask: out of memory", what);
 	if (ret)
-		return layout_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				    "Failed to initialize %s thread mask: '%s' is not a CPU list",
 				    what, list);
-	*maskp = cpu_map__intersect(parsed, cpus);
+	offline = cpu_map__subtract(parsed, mc->online);
+	if (!offline || offline->nr) {
+		cpu_map__put(parsed);
+		if (!offline)
+			return errbuf__set(err, errlen, -ENOMEM,
+					    "Failed to initialize %s thread mask: out of memory", what);
+		cpu_map__snprintf(offline, off, sizeof(off));
+		cpu_map__snprintf(mc->online, have, sizeof(have));
+		ret = errbuf__set(err, errlen, -EINVAL,
+				   "Failed to initialize %s thread mask: CPU%s %s %s offline "
+				   "(online: %s); bring %s online or leave %s out of --threads",
+				   what, offline->nr > 1 ? "s" : "", off, offline->nr > 1 ? "are" : "is",
+				   have, offline->nr > 1 ? "them" : "it", offline->nr > 1 ? "them" : "it");
+		cpu_map__put(offline);
+		return ret;
+	}
+	cpu_map__put(offline);
+	*maskp = cpu_map__intersect(parsed, mc->cpus);
 	cpu_map__put(parsed);
 	if (!*maskp)
-		return layout_error(err, errlen, -ENOMEM,
+		return errbuf__set(err, errlen, -ENOMEM,
 				    "Failed to initialize %s thread mask: out of memory", what);
 	if (!(*maskp)->nr) {
 		cpu_map__put(*maskp);
 		*maskp = NULL;
-		return layout_error(err, errlen, -EINVAL, "Empty %s mask: %s", what, list);
+		cpu_map__snprintf(mc->cpus, have, sizeof(have));
+		return errbuf__set(err, errlen, -EINVAL,
+				    "Empty %s mask: %s (recorded CPUs: %s); give each thread a "
+				    "recorded CPU", what, list, have);
 	}
 	return 0;
 }
@@ -292,27 +312,26 @@ static bool layout__overlaps(const struct stream_layout *layout, struct cpu_map 
 
 /* One "<maps>/<affinity>" element (split in place at its '/'). */
 static int layout__add_user_mask(struct stream_layout *layout, const struct topology *topo,
-				 char *elem, const struct cpu_map *possible,
-				 const struct cpu_map *cpus, char *err, size_t errlen)
+				 char *elem, const struct mask_ctx *mc, char *err, size_t errlen)
 {
 	char *maps_spec = elem, *affinity_spec = strchr(elem, '/');
 	struct cpu_map *maps = NULL, *affinity = NULL;
 	int ret;
 
 	*affinity_spec++ = '\0';
-	ret = user_mask__parse(maps_spec, "maps", possible, cpus, &maps, err, errlen);
+	ret = user_mask__parse(maps_spec, "maps", mc, &maps, err, errlen);
 	if (ret)
 		return ret;
-	ret = user_mask__parse(affinity_spec, "affinity", possible, cpus, &affinity, err, errlen);
+	ret = user_mask__parse(affinity_spec, "affinity", mc, &affinity, err, errlen);
 	if (ret)
 		goto out_put_maps;
 	ret = -EINVAL;
 	if (layout__overlaps(layout, layout->maps, maps)) {
-		layout_error(err, errlen, ret, "Intersecting maps mask: %s", maps_spec);
+		errbuf__set(err, errlen, ret, "Intersecting maps mask: %s", maps_spec);
 		goto out_put_affinity;
 	}
 	if (layout__overlaps(layout, layout->affinity, affinity)) {
-		layout_error(err, errlen, ret, "Intersecting affinity mask: %s", affinity_spec);
+		errbuf__set(err, errlen, ret, "Intersecting affinity mask: %s", affinity_spec);
 		goto out_put_affinity;
 	}
 	layout__push(layout, topo, maps, affinity);
@@ -328,25 +347,17 @@ out_put_maps:
 static int layout__fill_user(struct stream_layout *layout, const struct topology *topo,
 			     const char *spec, const struct cpu_map *cpus, char *err, size_t errlen)
 {
-	struct cpu_map *possible;
+	struct mask_ctx mc;
 	char *copy, *elem, *save;
-	int ret = 0;
+	int ret;
 
 	copy = strdup(spec);
 	if (!copy)
 		return -ENOMEM;
-	possible = layout__possible_cpus(topo, cpus);
-	if (!possible) {
-		ret = -ENOMEM;
-		goto out_free_copy;
-	}
-	for (elem = strtok_r(copy, ":", &save); elem; elem = strtok_r(NULL, ":", &save)) {
-		ret = layout__add_user_mask(layout, topo, elem, possible, cpus, err, errlen);
-		if (ret)
-			break;
-	}
-	cpu_map__put(possible);
-out_free_copy:
+	ret = mask_ctx__init(&mc, topo, cpus);
+	for (elem = strtok_r(copy, ":", &save); !ret && elem; elem = strtok_r(NULL, ":", &save))
+		ret = layout__add_user_mask(layout, topo, elem, &mc, err, errlen);
+	mask_ctx__exit(&mc);
 	free(copy);
 	return ret;
 }
@@ -360,41 +371,84 @@ static int layout__max_threads(const char *spec, int name, const struct topology
 	if (name < 0) {
 		nr = user_spec__count(spec);
 		if (nr < 0)
-			return layout_error(err, errlen, nr, "Invalid thread maps or affinity specs");
+			return errbuf__set(err, errlen, nr, "Invalid thread maps or affinity specs");
 		return nr;
 	}
 	if (layout_names[name].kind == LAYOUT_CPU)
 		return cpus->nr;
 	nr = topology__nr_groups(topo, layout_names[name].level);
 	if (nr < 0)
-		return layout_error(err, errlen, nr, "Failed to read the %s groups of the topology",
+		return errbuf__set(err, errlen, nr, "Failed to read the %s groups of the topology",
 				    layout_names[name].name);
 	return nr;
+}
+
+/*
+ * "adaptive" and "adaptive:MAX" (MAX threads per node at most, 1 or more):
+ * MAX into *max (0: none given). 0, or -EINVAL with a message.
+ */
+static int layout__adaptive_max(const char *spec, int *max, char *err, size_t errlen)
+{
+	const char *rest = spec + strlen("adaptive");
+	char *end;
+	long v;
+
+	*max = 0;
+	if (!*rest)
+		return 0;
+	if (*rest == ':' && rest[1] >= '0' && rest[1] <= '9') {
+		errno = 0;
+		v = strtol(rest + 1, &end, 10);
+		if (!*end && !errno && v >= 1 && v <= 1000000) {
+			*max = (int)v;
+			return 0;
+		}
+	}
+	return errbuf__set(err, errlen, -EINVAL,
+			    "Invalid --threads=%s: adaptive takes the most threads per NUMA node, "
+			    "as adaptive:N with N 1 or more", spec);
+}
+
+int layout__max_threads_of(const struct stream_layout *layout, int t)
+{
+	int n;
+
+	if (!layout->adaptive || t < 0 || t >= layout->nr)
+		return 1;
+	n = layout->maps[t]->nr;
+	return layout->adapt_max && layout->adapt_max < n ? layout->adapt_max : n;
 }
 
 int layout__new(const char *spec, const struct topology *topo, const struct cpu_map *cpus,
 		struct stream_layout **layoutp, char *err, size_t errlen)
 {
 	struct stream_layout *layout;
-	int name, max, ret;
+	int name, max, ret, adapt_max = 0;
 
 	if (!layoutp)
 		return -EINVAL;
 	*layoutp = NULL;
 	if (!topo || !cpus)
-		return layout_error(err, errlen, -EINVAL, "No topology or CPUs to lay threads out on");
+		return errbuf__set(err, errlen, -EINVAL, "No topology or CPUs to lay threads out on");
 	if (cpu_map__is_any(cpus))
-		return layout_error(err, errlen, -EINVAL,
+		return errbuf__set(err, errlen, -EINVAL,
 				    "--per-thread option is mutually exclusive to parallel streaming mode.");
 	if (!spec || !*spec)
 		spec = "cpu";
 	name = layout__name_index(spec);
+	if (name >= 0 && layout_names[name].kind == LAYOUT_ADAPTIVE) {
+		ret = layout__adaptive_max(spec, &adapt_max, err, errlen);
+		if (ret)
+			return ret;
+	}
 	max = layout__max_threads(spec, name, topo, cpus, err, errlen);
 	if (max < 0)
 		return max;
 	layout = layout__alloc(max);
 	if (!layout)
-		return layout_error(err, errlen, -ENOMEM, "Failed to allocate thread masks");
+		return errbuf__set(err, errlen, -ENOMEM, "Failed to allocate thread masks");
+	layout->adaptive = name >= 0 && layout_names[name].kind == LAYOUT_ADAPTIVE;
+	layout->adapt_max = adapt_max;
 
 	if (name < 0)
 		ret = layout__fill_user(layout, topo, spec, cpus, err, errlen);
@@ -403,9 +457,9 @@ int layout__new(const char *spec, const struct topology *topo, const struct cpu_
 	else
 		ret = layout__fill_groups(layout, topo, layout_names[name].level, cpus);
 	if (ret == -ENOMEM)
-		layout_error(err, errlen, ret, "Failed to allocate thread masks");
+		errbuf__set(err, errlen, ret, "Failed to allocate thread masks");
 	if (!ret && !layout->nr)
-		ret = layout_error(err, errlen, -EINVAL,
+		ret = errbuf__set(err, errlen, -EINVAL,
 				   "No streaming thread for --threads=%s: no recorded CPU is in its groups",
 				   spec);
 	if (ret) {

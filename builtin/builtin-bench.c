@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench.c — `precord bench`: the subcommand dispatcher and the evlist
+ * builtin-bench.c — `precord bench`: the subcommand dispatcher and the evlist
  * open/close benchmark (`perf bench internals evlist-open-close`).
  *
  * bench__evlist_open_close() builds an evlist as perf's benchmark does
@@ -30,35 +30,13 @@
 #include <unistd.h>
 
 #include "wq.h"
-#include "precord/bench.h"
+#include "precord/builtin.h"
+#include "precord/util.h"
+#include "bench.h"
 #include "precord/cpumap.h"
 #include "precord/evlist.h"
 #include "precord/parse-events.h"
 #include "precord/threadmap.h"
-
-/* ---- statistics, as perf's util/stat.c keeps them (Welford) -------------- */
-
-struct bench_stats {
-	double	n, mean, m2;
-};
-
-static void bench_stats__update(struct bench_stats *s, double val)
-{
-	double delta;
-
-	s->n++;
-	delta = val - s->mean;
-	s->mean += delta / s->n;
-	s->m2 += delta * (val - s->mean);
-}
-
-/* The standard deviation of the mean, as perf's stddev_stats(). */
-static double bench_stats__stddev(const struct bench_stats *s)
-{
-	if (s->n < 2)
-		return 0.0;
-	return sqrt(s->m2 / (s->n - 1) / s->n);
-}
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -132,17 +110,15 @@ static void eoc_usage(FILE *fp)
 
 static int parse_count(const char *opt, const char *arg, int min, int *val)
 {
-	char *end;
-	long v;
+	const char *end;
+	int v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < min || v > 1 << 30) {
+	if (parse__int(arg, 10, &v, &end) || *end || v < min || v > 1 << 30) {
 		fprintf(stderr, "precord: bad value '%s' for %s: expected a number of at least %d\n",
 			arg, opt, min);
 		return -EINVAL;
 	}
-	*val = (int)v;
+	*val = v;
 	return 0;
 }
 
@@ -338,14 +314,10 @@ out_delete:
 static unsigned int default_mmap_pages(void)
 {
 	long page = sysconf(_SC_PAGESIZE), pages;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "r");
 	int kb = 516;
 
-	if (f) {
-		if (fscanf(f, "%d", &kb) != 1)
-			kb = 516;
-		fclose(f);
-	}
+	if (evlist__read_sysctl("perf_event_mlock_kb", &kb))
+		kb = 516;
 	pages = ((long)kb * 1024 - page) / page;
 	while (pages & (pages - 1))
 		pages &= pages - 1;
@@ -401,14 +373,6 @@ static struct wq *eoc_pool(const struct evlist *evlist, int workers, struct wq_p
 
 /* ---- the benchmark --------------------------------------------------------- */
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* One open…close cycle; t[0..NR_PHASES] are the times between the phases. */
 static int eoc_cycle(struct evlist *evlist, unsigned int pages, double *t)
 {
@@ -416,14 +380,14 @@ static int eoc_cycle(struct evlist *evlist, unsigned int pages, double *t)
 	char msg[512];
 	int err;
 
-	t[0] = now_us();
+	t[0] = clock__now_us();
 	err = evlist__open_wq(evlist, evlist->wq, &oerr);
 	if (err) {
 		evlist__open_strerror(&oerr, msg, sizeof(msg));
 		fprintf(stderr, "precord: %s\n", msg);
 		return err;
 	}
-	t[1] = now_us();
+	t[1] = clock__now_us();
 	err = evlist__mmap(evlist, pages);
 	if (err) {
 		fprintf(stderr, "precord: cannot map %u pages per ring: %s; consider increasing "
@@ -431,15 +395,15 @@ static int eoc_cycle(struct evlist *evlist, unsigned int pages, double *t)
 		evlist__close(evlist);
 		return err;
 	}
-	t[2] = now_us();
+	t[2] = clock__now_us();
 	evlist__enable(evlist);
-	t[3] = now_us();
+	t[3] = clock__now_us();
 	evlist__disable(evlist);
-	t[4] = now_us();
+	t[4] = clock__now_us();
 	evlist__munmap(evlist);
-	t[5] = now_us();
+	t[5] = clock__now_us();
 	evlist__close(evlist);
-	t[6] = now_us();
+	t[6] = clock__now_us();
 	return 0;
 }
 

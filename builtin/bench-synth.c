@@ -12,7 +12,10 @@
  * Each prints the average time in µs with perf's "+-" (the standard error
  * of the mean, as perf's stddev_stats()), the average number of records
  * and the time per record. Records go to a callback that only counts them,
- * as perf's bench does; the parallel walk still buffers them first.
+ * as perf's bench does; the parallel walk still buffers them first. -d
+ * (not in perf) adds, for -t, the average bytes per record and the time of
+ * listing /proc's pids alone (timed apart, before each walk): the serial
+ * part of the parallel walk, which bench/evlist-model takes as an input.
  *
  * The worker pool is made once, before the first -t run: one worker per
  * online CPU (--scope picks how they are pinned), more per CPU when -M asks
@@ -30,8 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "precord/bench.h"
+#include "bench.h"
 #include "precord/synthesize.h"
+#include "precord/util.h"
 #include "precord/threadmap.h"
 #include "wq.h"
 
@@ -43,50 +47,30 @@ struct bench_synth {
 	unsigned int	min_threads, max_threads;	/* max 0: online CPUs */
 	unsigned int	single_iterations, multi_iterations;
 	enum wq_scope	scope;
+	bool		details;
 };
 
-/* perf's struct stats: Welford's running mean and M2. */
-struct run_stats {
-	double	n, mean, m2;
+/* What the callback counts. */
+struct synth_count {
+	unsigned long	records;
+	unsigned long	bytes;
 };
-
-static void run_stats__update(struct run_stats *s, double v)
-{
-	double delta = v - s->mean;
-
-	s->n++;
-	s->mean += delta / s->n;
-	s->m2 += delta * (v - s->mean);
-}
-
-/* The standard error of the mean, which perf prints as "+-". */
-static double run_stats__stderr(const struct run_stats *s)
-{
-	if (s->n < 2)
-		return 0.0;
-	return sqrt(s->m2 / (s->n - 1) / s->n);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
 
 static int count_record(void *ctx, const void *record, size_t size)
 {
-	(*(unsigned long *)ctx)++;
+	struct synth_count *c = ctx;
+
+	c->records++;
+	c->bytes += size;
 	return 0;
 }
 
 static void print_result(const char *indent, const char *what,
-			 const struct run_stats *t, const struct run_stats *ev)
+			 const struct bench_stats *t, const struct bench_stats *ev)
 {
 	printf("%sAverage %ssynthesis took: %.3f usec (+- %.3f usec)\n",
-	       indent, what, t->mean, run_stats__stderr(t));
-	printf("%sAverage num. events: %.3f (+- %.3f)\n", indent, ev->mean, run_stats__stderr(ev));
+	       indent, what, t->mean, bench_stats__stddev(t));
+	printf("%sAverage num. events: %.3f (+- %.3f)\n", indent, ev->mean, bench_stats__stddev(ev));
 	printf("%sAverage time per event %.3f usec\n", indent, t->mean / ev->mean);
 }
 
@@ -103,7 +87,7 @@ static struct thread_map *self_threads(void)
 static int run_single(const struct bench_synth *b, const struct thread_map *threads,
 		      bool data_mmap)
 {
-	struct run_stats t = { 0 }, ev = { 0 };
+	struct bench_stats t = { 0 }, ev = { 0 };
 	struct synth_opts o;
 	unsigned int i;
 	int err;
@@ -112,14 +96,14 @@ static int run_single(const struct bench_synth *b, const struct thread_map *thre
 	o.id_hdr_size = ID_HDR_SIZE;
 	o.mmap_data = data_mmap;
 	for (i = 0; i < b->single_iterations; i++) {
-		unsigned long n = 0;
-		double t0 = now_us();
+		struct synth_count n = { 0 };
+		double t0 = clock__now_us();
 
 		err = synthesize__thread_map(&o, threads, count_record, &n);
 		if (err)
 			return err;
-		run_stats__update(&t, now_us() - t0);
-		run_stats__update(&ev, (double)n);
+		bench_stats__update(&t, clock__now_us() - t0);
+		bench_stats__update(&ev, (double)n.records);
 	}
 	print_result("  ", data_mmap ? "data " : "", &t, &ev);
 	return 0;
@@ -143,9 +127,25 @@ static int run_single_threaded(const struct bench_synth *b)
 	return err;
 }
 
+/* -d: the time of listing /proc's pids alone (µs), and how many. */
+static int time_pid_listing(const struct synth_opts *o, struct bench_stats *t,
+			    struct bench_stats *pids)
+{
+	double t0 = clock__now_us();
+	pid_t *list;
+	int nr = synthesize__proc_pids(o, &list);
+
+	if (nr < 0)
+		return nr;
+	bench_stats__update(t, clock__now_us() - t0);
+	bench_stats__update(pids, (double)nr);
+	free(list);
+	return 0;
+}
+
 static int run_multi(const struct bench_synth *b, struct wq *wq, unsigned int nr_threads)
 {
-	struct run_stats t = { 0 }, ev = { 0 };
+	struct bench_stats t = { 0 }, ev = { 0 }, bytes = { 0 }, list = { 0 }, pids = { 0 };
 	struct synth_opts o;
 	unsigned int i;
 	int err;
@@ -153,16 +153,28 @@ static int run_multi(const struct bench_synth *b, struct wq *wq, unsigned int nr
 	synth_opts__init(&o);
 	o.id_hdr_size = ID_HDR_SIZE;
 	for (i = 0; i < b->multi_iterations; i++) {
-		unsigned long n = 0;
-		double t0 = now_us();
+		struct synth_count n = { 0 };
+		double t0;
 
+		if (b->details) {
+			err = time_pid_listing(&o, &list, &pids);
+			if (err)
+				return err;
+		}
+		t0 = clock__now_us();
 		err = synthesize__all_parallel(&o, wq, (int)nr_threads, count_record, &n);
 		if (err)
 			return err;
-		run_stats__update(&t, now_us() - t0);
-		run_stats__update(&ev, (double)n);
+		bench_stats__update(&t, clock__now_us() - t0);
+		bench_stats__update(&ev, (double)n.records);
+		bench_stats__update(&bytes, (double)n.bytes);
 	}
 	print_result("    ", "", &t, &ev);
+	if (b->details) {
+		printf("    Average bytes per event: %.1f\n", bytes.mean / ev.mean);
+		printf("    Average pid listing took: %.3f usec (+- %.3f usec) for %.0f pids\n",
+		       list.mean, bench_stats__stddev(&list), pids.mean);
+	}
 	return 0;
 }
 
@@ -229,6 +241,7 @@ static void bench_synth__usage(FILE *fp)
 	      "                          Minimum number of threads in multithreaded bench\n"
 	      "    -s, --st              Run single threaded benchmark\n"
 	      "    -t, --mt              Run multi-threaded benchmark\n"
+	      "    -d, --details         With -t: bytes per event and the time of listing /proc's pids\n"
 	      "        --scope <cpu|system>\n"
 	      "                          Pin each worker to a CPU (default) or leave them unbound\n\n",
 	      fp);
@@ -236,14 +249,10 @@ static void bench_synth__usage(FILE *fp)
 
 static int parse_uint(const char *arg, unsigned int min, unsigned int *v)
 {
-	char *end;
-	unsigned long x;
+	const char *end;
 
-	errno = 0;
-	x = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '-' || x < min || x > UINT_MAX)
+	if (parse__uint(arg, 10, v, &end) || *end || *v < min)
 		return -EINVAL;
-	*v = (unsigned int)x;
 	return 0;
 }
 
@@ -255,6 +264,9 @@ static int bench_synth__opt(struct bench_synth *b, int c, const char *arg)
 		return 0;
 	case 't':
 		b->run_mt = true;
+		return 0;
+	case 'd':
+		b->details = true;
 		return 0;
 	case 'm':
 		return parse_uint(arg, 1, &b->min_threads);
@@ -282,6 +294,7 @@ static int bench_synth__parse(struct bench_synth *b, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "st",			no_argument,		NULL, 's' },
 		{ "mt",			no_argument,		NULL, 't' },
+		{ "details",		no_argument,		NULL, 'd' },
 		{ "min-threads",	required_argument,	NULL, 'm' },
 		{ "max-threads",	required_argument,	NULL, 'M' },
 		{ "single-iterations",	required_argument,	NULL, 'i' },
@@ -296,7 +309,7 @@ static int bench_synth__parse(struct bench_synth *b, int argc, char **argv)
 				   .multi_iterations = 10, .scope = WQ_SCOPE_CPU };
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "stm:M:i:I:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "stdm:M:i:I:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			bench_synth__usage(stdout);
 			return 1;

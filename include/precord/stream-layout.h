@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * layout.h — how the rings are split among streaming threads (--threads):
- * perf's SPEC (cpu, core, package, numa, or user masks
- * "<maps>/<affinity>:<maps>/<affinity>…") applied to a topology and
- * intersected with the CPUs recorded.
+ * stream-layout.h — how the rings are split among streaming threads
+ * (--threads): perf's SPEC (cpu, core, package, numa, or user masks
+ * "<maps>/<affinity>:<maps>/<affinity>…") or precord's adaptive[:MAX]
+ * (the default) applied to a topology and intersected with the CPUs
+ * recorded.
  */
-#ifndef PRECORD_LAYOUT_H
-#define PRECORD_LAYOUT_H
+#ifndef PRECORD_STREAM_LAYOUT_H
+#define PRECORD_STREAM_LAYOUT_H
 
 #include "precord/cpumap.h"
 #include "precord/topology.h"
@@ -17,11 +18,25 @@ struct stream_layout {
 	struct cpu_map	**affinity;	/* [i]: the CPUs thread i may run on (never empty) */
 	int		*node;		/* [i]: OS index of the NUMA node holding maps[i], -1 if several */
 	bool		*moved;		/* [i]: runs away from maps[i]'s CPUs (layout__fit_allowed()) */
+	/*
+	 * adaptive[:MAX]: the threads above are the numa layout's, each the
+	 * first of its node, which may add helpers up to adapt_max threads
+	 * on the node (0: one per recorded CPU of the node).
+	 */
+	bool		adaptive;
+	int		adapt_max;
 };
 
+/* precord's layout when --threads names none. */
+#define LAYOUT_DEFAULT_SPEC	"adaptive"
+
+/* The threads the adaptive layout may run for thread t (its node), 1 when fixed. */
+int layout__max_threads_of(const struct stream_layout *layout, int t);
+
 /*
- * Build the layout of spec ("cpu", "core", "package", "numa", or user masks;
- * NULL or "" means "cpu", as perf) for the recorded CPUs `cpus` on `topo`.
+ * Build the layout of spec ("cpu", "core", "package", "numa", "adaptive",
+ * "adaptive:MAX" or user masks; NULL or "" means "cpu", as perf) for the
+ * recorded CPUs `cpus` on `topo`.
  * Returns 0, or -EINVAL with a one-line message in err (perf's: an empty mask
  * after intersection, "Intersecting maps mask", bad syntax, CPUs not recorded).
  */
@@ -42,4 +57,4 @@ int layout__thread_of(const struct stream_layout *layout, struct cpu cpu);
 int layout__fit_allowed(struct stream_layout *layout, const struct topology *topo,
 			const struct cpu_map *allowed);
 
-#endif /* PRECORD_LAYOUT_H */
+#endif /* PRECORD_STREAM_LAYOUT_H */

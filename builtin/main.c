@@ -15,10 +15,7 @@
 
 #include "version.h"
 
-#include "precord/record.h"
-#include "precord/merge.h"
-#include "precord/report.h"
-#include "precord/bench.h"
+#include "precord/builtin.h"
 
 int main(int argc, char **argv)
 {

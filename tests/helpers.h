@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * helpers.h — what the unit tests share (tests/helpers.c, linked into each):
+ * a temporary directory made and removed with everything under it; a
+ * growable byte buffer that builds records and perf.data files by hand
+ * and takes what an emit callback hands it; a collector that keeps each
+ * emitted record apart, for tests that look at them one by one.
+ */
+#ifndef PRECORD_TESTS_HELPERS_H
+#define PRECORD_TESTS_HELPERS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "precord/perf-file.h"
+#include "precord/cpumap.h"
+#include "precord/evlist.h"
+
+/* ---- a temporary directory ---- */
+
+/* mkdtemp() of "BASE/precord-test-NAME-XXXXXX" into path: 0, or -1. */
+int tmpdir__make(char *path, size_t size, const char *base, const char *name);
+/* path and everything under it (no link followed); 0, or -1. */
+int tmpdir__remove(const char *path);
+/* "DIR/NAME" into buf (the test fails when it does not fit); returns buf. */
+char *tmpdir__path(const char *dir, const char *name, char *buf, size_t size);
+
+/* ---- bytes: records and files built by hand ---- */
+
+struct rbuf {
+	u8	*data;
+	size_t	len, cap;
+};
+
+void rbuf__put(struct rbuf *b, const void *p, size_t n);
+void rbuf__u64(struct rbuf *b, u64 v);
+/* Two u32 in one u64 word: {pid, tid}, {cpu, res}. */
+void rbuf__u32x2(struct rbuf *b, u32 a, u32 c);
+/* A record header of size bytes, the body to follow. */
+void rbuf__hdr(struct rbuf *b, u32 type, u16 size);
+/* A record header whose size rbuf__end() fills in: its offset. */
+size_t rbuf__begin(struct rbuf *b, u32 type);
+void rbuf__end(struct rbuf *b, size_t at);
+/* An emit callback (synth_emit_fn, zcomp__compress()'s): appends the record to ctx. */
+int rbuf__emit(void *ctx, const void *record, size_t size);
+/* The bytes into path, created or emptied; the test fails when they are not all there. */
+void rbuf__write_file(const struct rbuf *b, const char *path);
+void rbuf__release(struct rbuf *b);
+
+/* ---- evsels built by hand (no descriptors), for headers and files ---- */
+
+/*
+ * A software event: config, name, sample_type, sample_id_all, a period of
+ * 4000, and its ids (the caller's array); the rest zero for the test to set.
+ */
+void test_evsel__init(struct evsel *evsel, int idx, u64 config, const char *name,
+		      u64 sample_type, u64 *ids, int nr_ids);
+/* evlist over evsels[0..nr), entries its nr slots; each evsel points back at it. */
+void test_evlist__init(struct evlist *evlist, struct evsel **entries, struct evsel *evsels,
+		       int nr);
+
+/* map holds exactly cpus[0..nr), in order. */
+void assert_cpu_map(const struct cpu_map *map, const int *cpus, int nr);
+
+/* ---- records collected one by one ---- */
+
+struct collected {
+	u8	*data;
+	size_t	size;
+};
+
+/*
+ * Keeps a copy of each record it is given, to be checked later from the
+ * main thread (cmocka is not thread-safe: collector__emit() asserts
+ * nothing and aborts when out of memory).
+ */
+struct collector {
+	struct collected *recs;
+	size_t		nr, alloc;
+	size_t		bytes;
+	int		calls;
+	int		fail_at;	/* fail the fail_at-th call (1-based) with fail_err */
+	int		fail_err;
+	pthread_t	caller;		/* collector__init()'s thread */
+	bool		other_thread;	/* a record came from another thread */
+};
+
+void collector__init(struct collector *c);
+int collector__emit(void *ctx, const void *record, size_t size);
+/* Every record freed; the collector empty and bound to this thread again. */
+void collector__reset(struct collector *c);
+const struct perf_event_header *collector__hdr(const struct collector *c, size_t i);
+
+#endif /* PRECORD_TESTS_HELPERS_H */

@@ -1,0 +1,77 @@
+# The adaptive layout (the default) with a workload on every CPU at a high
+# rate: every CPU runs a light spinner (2%), and the CPUs of the first node with
+# CPUs a full one, sampled with DWARF stacks at 25 kHz into 32 KiB rings
+# (an idle moment's samples carry no user stack). Helpers
+# appear where rings back up and only there: on the busy node; on any
+# node, each helper for its rings' fill or the records its node lost (its
+# line says which); every node whose CPUs lost records got one. The file
+# reads in perf (which may say what was lost) with every sample the
+# summary counts.
+guest() {
+	local busy
+	busy=$(node_cpus "$(cpu_nodes | awk '{ print $1 }')" | tr ' ' ,)
+	echo "$busy" >"$D/busy"
+	"$SPIN" 600 2 >/dev/null 2>&1 &
+	local light=$!
+	taskset -c "$busy" "$SPIN" 600 100 >/dev/null 2>&1 &
+	local heavy=$!
+	sleep 1
+	run rec "$PRECORD" $MAPS -a -F 25000 --call-graph dwarf,4096 -m 8 -e cpu-clock \
+		-o "$D/rec.data" -- sleep 3
+	kill -TERM $light $heavy 2>/dev/null
+	wait $light $heavy 2>/dev/null
+	run loss "$PRECORD" report --loss "$D/rec.data"
+}
+
+# The node of streaming thread prec-rd/T, from its node line in the summary.
+node_of_thread() {
+	sed -n "s/^\[ precord: node \([0-9]*\) (prec-rd\/$1): .*/\1/p" "$D/rec.err"
+}
+
+check() {
+	local busy_node busy line helper lead node cpus c n lost_nodes added helper_nodes=""
+	# what perf may say of a recording that lost records, and nothing else
+	PERF_ALLOW='^(Warning:)?$|Processed [0-9]+ events and lost [0-9]+ chunks!|Processed [0-9]+ samples and lost [0-9.]+%!|Check IO/CPU overload!|^ *$'
+	want_rc rec
+	read_clean "$D/rec.data" rec
+	[ "$(samples rec)" = "$(summary_samples rec)" ] ||
+		fail "perf reads $(samples rec) samples, the summary says $(summary_samples rec)"
+	busy=$(expand "$(cat "$D/busy")")
+	busy_node=$(for n in $(cpu_nodes); do same_set "$(node_cpus "$n")" "$busy" && echo "$n"; done)
+	grep -q '^\[ precord: adaptive layout: ' "$D/rec.err" || fail "no closing line of the adaptive layout"
+	added=$(grep -c ' added at ' "$D/rec.err")
+	[ "$added" -gt 0 ] || { grep 'precord:' "$D/rec.err"; fail "no helper was added"; }
+	# Every helper run: for CPUs of its node, for rings that backed up.
+	while read -r line; do
+		helper=$(echo "$line" | sed -n 's/^\[ precord: \(prec-rd\/[0-9.]*\) added at .*/\1/p')
+		lead=${helper#prec-rd/}
+		lead=${lead%%.*}
+		node=$(node_of_thread "$lead")
+		cpus=$(echo "$line" | sed -n 's/.* for CPUs \([0-9,-]*\): .*/\1/p')
+		[ -n "$node" ] || fail "$helper: no node line for prec-rd/$lead"
+		for c in $(expand "$cpus"); do
+			[[ " $(node_cpus "$node") " == *" $c "* ]] || fail "$helper took CPU $c, not of its node $node"
+		done
+		echo "$line" | grep -Eq ': (the kernel lost [1-9][0-9]* records|rings (7[5-9]|[89][0-9]|100)% full when read)' ||
+			fail "$helper: added with no ring backing up ($line)"
+		[ "$node" = "$busy_node" ] || note "$helper on lightly loaded node $node: $line"
+		helper_nodes="$helper_nodes $node"
+	done < <(grep ' added at ' "$D/rec.err")
+	[[ " $helper_nodes " == *" $busy_node "* ]] || fail "no helper on the busy node $busy_node"
+	# Every node whose CPUs lost records got a helper.
+	lost_nodes=$(cat "$D/loss.out" "$D/loss.err" 2>/dev/null |
+		awk '$1 == "[" && $2 == "precord:" && $3 ~ /^[0-9]+$/ && $5 ~ /^[0-9]+$/ && $6 + 0 > 0 { print $3 }' |
+		sort -nu | while read -r c; do
+			for n in $(cpu_nodes); do
+				[[ " $(node_cpus "$n") " == *" $c "* ]] && echo "$n"
+			done
+		done | sort -nu | xargs)
+	for n in $lost_nodes; do
+		[ "$n" = "$busy_node" ] || note "node $n lost records but spun lightly"
+		[ "$(node_cpus "$n" | wc -w)" -gt 1 ] || continue	# no room for a helper
+		grep -Eq "^\[ precord: node $n \(prec-rd/[0-9]+\): ([2-9]|[1-9][0-9]+) streaming threads ran" "$D/rec.err" ||
+			fail "node $n lost records and got no helper"
+	done
+	note "busy node $busy_node (CPUs $(cat "$D/busy")): $added helper runs, nodes that lost records: ${lost_nodes:-none}"
+	grep '^\[ precord: node \|added at\|adaptive layout' "$D/rec.err" | sed 's/^/    /'
+}
