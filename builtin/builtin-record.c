@@ -100,6 +100,24 @@ static void record__print_skipped(const struct record *rec, const struct evlist_
 		rec->evlist->cpus->nr > 1 ? "s" : "", rest);
 }
 
+/* The --filter strings into the kernel, once the events are open (perf's evlist__apply_filters()). */
+static int record__apply_filters(struct record *rec)
+{
+	struct evsel *evsel;
+	int i, err;
+
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		err = evsel__apply_filter(evsel);
+		if (err) {
+			fprintf(stderr, "precord: failed to set filter \"%s\" on event %s: %s; check "
+				"its syntax and the event's fields (tracefs events/SYSTEM/EVENT/format)\n",
+				evsel->filter, evsel->name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int record__open(struct record *rec)
 {
 	struct evlist_open_error oerr;
@@ -131,7 +149,7 @@ static int record__open(struct record *rec)
 		fprintf(stderr, "precord: %s\n", msg);
 	}
 	evlist_open_error__exit(&oerr);
-	return err;
+	return err ? err : record__apply_filters(rec);
 }
 
 static long default_mmap_pages(void)
@@ -228,9 +246,21 @@ static int record__setup_signals(struct record *rec)
 	return rec->sig_fd < 0 ? -errno : 0;
 }
 
+/*
+ * Where a sample's time is, for the first and last sample times of the
+ * header: 0 (none) unless every event samples it, as a time read from an
+ * event without one would be another field (--no-timestamp keeps the
+ * tracepoints' times).
+ */
 static size_t sample_time_offset(const struct evlist *evlist)
 {
 	int pos = sample__time_pos(evlist__first(evlist)->attr.sample_type);
+	struct evsel *evsel;
+	int i;
+
+	evlist__for_each_evsel(evlist, evsel, i)
+		if (!(evsel->attr.sample_type & PERF_SAMPLE_TIME))
+			return 0;
 
 	return pos < 0 ? 0 : sizeof(struct perf_event_header) + 8 * (size_t)pos;
 }
@@ -789,7 +819,9 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 	}
 	rec.path = rec.opts.output;
 	rec.tag = !strcmp(argv[0], "record") ? "perf record" : "precord";
-	rec.threaded = !rec.opts.no_threads;
+	/* per-thread rings, or records without times: one thread, one file, as perf */
+	rec.threaded = !rec.opts.no_threads && !record_opts__per_thread(&rec.opts) &&
+		       record_opts__sample_time(&rec.opts);
 	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {
 		fprintf(stderr, "precord: %s\n", msg);
 		status = EXIT_USAGE;

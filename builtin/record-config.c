@@ -17,23 +17,61 @@
 
 #include "record.h"
 #include "precord/parse-events.h"
+#include "precord/pmu.h"
 
 /* x86-64 user registers perf samples for DWARF unwinding (PERF_REGS_MASK without segments). */
 #define DWARF_REGS_MASK_X86_64	0xff0fffULL
+/* What DWARF unwinding cannot do without: IP and SP (perf's DWARF_MINIMAL_REGS). */
+#define DWARF_MINIMAL_REGS	((1ULL << 8) | (1ULL << 7))
 
 /* ---- events and targets ------------------------------------------------ */
+
+/*
+ * --filter for the evsels one -e added (from index first on), as perf's
+ * parse_filter(): a tracepoint takes it as its filter, an event of a PMU
+ * with address filters as address filters (in the kernel's syntax), any
+ * other event refuses it with perf's words.
+ */
+static int record__add_filters(struct record *rec, int event, int first)
+{
+	struct record_opts *o = &rec->opts;
+	struct evsel *evsel;
+	int f, i;
+
+	for (f = 0; f < o->nr_filters; f++) {
+		if (o->filters[f].event != event)
+			continue;
+		for (i = first; i < rec->evlist->nr_entries; i++) {
+			evsel = rec->evlist->entries[i];
+			if (!evsel__is_tracepoint(evsel) && !pmu__nr_addr_filters(NULL, evsel->attr.type)) {
+				fprintf(stderr, "precord: --filter '%s' for event '%s': This CPU does "
+					"not support address filtering (only tracepoints and PMUs with "
+					"address filters take a filter)\n", o->filters[f].filter,
+					evsel->name);
+				return -EINVAL;
+			}
+			if (evsel__append_filter(evsel, o->filters[f].filter))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
 
 int record__parse_events(struct record *rec)
 {
 	struct parse_events_error err = { .msg = "" };
-	int i, ret;
+	int i, ret, first;
 
 	for (i = 0; i < rec->opts.nr_events; i++) {
+		first = rec->evlist->nr_entries;
 		ret = parse_events(rec->evlist, rec->opts.events[i], &err);
 		if (ret) {
 			fprintf(stderr, "precord: %s\n", err.msg);
 			return ret;
 		}
+		ret = record__add_filters(rec, i, first);
+		if (ret)
+			return ret;
 	}
 	if (rec->evlist->nr_entries == 0) {
 		ret = parse_events__default(rec->evlist, &err);
@@ -103,6 +141,10 @@ int record__create_maps(struct record *rec)
 				o->cpu_list);
 			return err;
 		}
+	} else if (record_opts__per_thread(o)) {
+		cpus = cpu_map__new_any();	/* --per-thread: a ring per thread */
+		if (!cpus)
+			return -ENOMEM;
 	} else {
 		cpus = cpu_map__new_online();
 		if (!cpus)
@@ -145,8 +187,12 @@ static unsigned int max_sample_rate(void)
 	return (unsigned int)rate;
 }
 
-/* Sampling period or frequency, after perf's cap at perf_event_max_sample_rate. */
-static void record__config_rate(struct record *rec, struct perf_event_attr *attr)
+/*
+ * Sampling period or frequency, after perf's cap at perf_event_max_sample_rate
+ * (record_opts__config_freq()): a -F above it is lowered with a warning, or
+ * with --strict-freq refused.
+ */
+static int record__config_rate(struct record *rec, struct perf_event_attr *attr)
 {
 	struct record_opts *o = &rec->opts;
 	unsigned int max = max_sample_rate(), freq = o->freq;
@@ -154,46 +200,138 @@ static void record__config_rate(struct record *rec, struct perf_event_attr *attr
 	if (o->count && !o->freq_set) {
 		attr->sample_period = o->count;
 		attr->freq = 0;
-		return;
+		return 0;
 	}
 	if (o->freq_max && max)
 		freq = max;
+	if (max && freq > max && o->strict_freq && o->freq_set) {
+		fprintf(stderr, "precord: maximum frequency rate (%u Hz) exceeded by -F %u: use a "
+			"lower -F, or raise /proc/sys/kernel/perf_event_max_sample_rate\n", max, freq);
+		return -EINVAL;
+	}
 	if (max && freq > max) {
-		fprintf(stderr, "precord: warning: -F %u is above the maximum sample rate %u Hz "
-			"(kernel.perf_event_max_sample_rate); recording at %u Hz\n", freq, max, max);
+		if (!rec->rate_warned)
+			fprintf(stderr, "precord: warning: -F %u is above the maximum sample rate %u Hz "
+				"(kernel.perf_event_max_sample_rate); recording at %u Hz\n", freq, max,
+				max);
+		rec->rate_warned = true;
 		freq = max;
 	}
 	attr->sample_freq = freq;
 	attr->freq = 1;
 	attr->sample_type |= PERF_SAMPLE_PERIOD;
+	return 0;
+}
+
+/* -d, and --call-graph dwarf, which implies it in perf: data addresses and their maps. */
+bool record__sample_address(const struct record_opts *o)
+{
+	return o->sample_address || o->callgraph == CALLGRAPH_DWARF;
+}
+
+/* --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack. */
+static u16 record__max_stack(const struct record_opts *o)
+{
+	int max = 127;
+
+	if (!o->max_stack)
+		return 0;
+	evlist__read_sysctl("perf_event_max_stack", &max);
+	return o->max_stack < (unsigned int)max && o->max_stack <= UINT16_MAX ?
+	       (u16)o->max_stack : 0;
 }
 
 /*
  * Call chains for one event (perf's __evsel__config_callchain()): fp, dwarf
  * (user registers and stack, the address and data source with it), lbr
  * (the branch stack's call stack; frame pointers when user space is not
- * sampled). track: the event that carries the side-band, whose mmap_data
+ * sampled), and --kernel-callchains/--user-callchains for each. With
+ * --user-regs, dwarf adds only what unwinding needs (IP, SP), with perf's
+ * warning. track: the event that carries the side-band, whose mmap_data
  * dwarf needs.
  */
-static void record__config_callchain(struct perf_event_attr *attr, const char *mode,
-				     u32 dump_size, u64 max_stack, bool track)
+static void record__config_callchain(struct record *rec, struct perf_event_attr *attr,
+				     const char *mode, u32 dump_size, u64 max_stack, bool track)
 {
+	struct record_opts *o = &rec->opts;
+
 	attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	attr->sample_max_stack = (u16)max_stack;
+	if (o->kernel_callchains)
+		attr->exclude_callchain_user = 1;
+	if (o->user_callchains)
+		attr->exclude_callchain_kernel = 1;
 	if (!strcmp(mode, "lbr") && !attr->exclude_user) {
 		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		attr->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
 					   PERF_SAMPLE_BRANCH_NO_CYCLES |
 					   PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_HW_INDEX;
 	}
-	if (!strcmp(mode, "dwarf")) {
-		attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-				     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
-		attr->sample_regs_user |= DWARF_REGS_MASK_X86_64;
-		attr->sample_stack_user = dump_size;
-		attr->exclude_callchain_user = 1;
-		attr->mmap_data = track;
+	if (strcmp(mode, "dwarf"))
+		return;
+	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+			     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	if (o->sample_user_regs && !rec->regs_warned && !o->quiet)
+		fprintf(stderr, "precord: warning: --call-graph dwarf may need all the user "
+			"registers; with --user-regs only IP and SP are added to them, so unwinding "
+			"may be unreliable\n");
+	rec->regs_warned = true;
+	attr->sample_regs_user |= o->sample_user_regs ? DWARF_MINIMAL_REGS : DWARF_REGS_MASK_X86_64;
+	attr->sample_stack_user = dump_size;
+	attr->exclude_callchain_user = 1;
+	attr->mmap_data = track;
+}
+
+/*
+ * What samples carry beyond the defaults: perf's evsel__config() for each
+ * option. Call chains go on every event, perf 6.1's dummy too; registers
+ * on none of the dummies (perf's evsel__is_dummy_event()).
+ */
+static void record__config_sample(struct record *rec, struct evsel *evsel, bool track)
+{
+	struct record_opts *o = &rec->opts;
+	struct perf_event_attr *attr = &evsel->attr;
+	bool dummy = attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY;
+
+	if (o->no_samples)
+		attr->sample_period = 0;	/* sample_freq too: one union */
+	if (o->inherit_stat) {
+		attr->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
+				     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+		attr->inherit_stat = 1;
 	}
+	if (record__sample_address(o))
+		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	if (o->callgraph != CALLGRAPH_NONE)
+		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" : "fp",
+					 o->dwarf_stack_size, record__max_stack(o), track);
+	if (o->sample_intr_regs && !dummy) {
+		attr->sample_regs_intr = o->sample_intr_regs;
+		attr->sample_type |= PERF_SAMPLE_REGS_INTR;
+	}
+	if (o->sample_user_regs && !dummy) {
+		attr->sample_regs_user |= o->sample_user_regs;
+		attr->sample_type |= PERF_SAMPLE_REGS_USER;
+	}
+	if (rec->system_wide || o->sample_cpu)
+		attr->sample_type |= PERF_SAMPLE_CPU;
+	if (o->raw_samples)
+		attr->sample_type |= PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | PERF_SAMPLE_CPU;
+	if (o->sample_phys_addr)
+		attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+	/* x86's arch_evsel__set_sample_weight(); kernels before 5.12 fall back to WEIGHT */
+	if (o->sample_weight)
+		attr->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
+	if (o->record_cgroup)
+		attr->sample_type |= PERF_SAMPLE_CGROUP;
+	if (o->sample_data_page_size)
+		attr->sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE;
+	if (o->sample_code_page_size)
+		attr->sample_type |= PERF_SAMPLE_CODE_PAGE_SIZE;
+	if (o->sample_transaction)
+		attr->sample_type |= PERF_SAMPLE_TRANSACTION;
+	if (o->running_time)
+		attr->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
 /*
@@ -230,7 +368,7 @@ static void record__config_callgraph_terms(struct record *rec, struct evsel *evs
 			attr->sample_type &= ~(u64)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 	}
 	if (mode && strcmp(mode, "no"))
-		record__config_callchain(attr, mode, dump_size, t->max_stack, track);
+		record__config_callchain(rec, attr, mode, dump_size, t->max_stack, track);
 }
 
 /* perf's evsel__apply_config_terms(): the event's terms over the options. */
@@ -278,30 +416,31 @@ static void record__config_terms(struct record *rec, struct evsel *evsel, bool t
 
 /*
  * One evsel's attr, as perf record sets it (evsel__config), plus what precord
- * forces on purpose: sample_id_all, TIME and IDENTIFIER on every event,
- * read_format ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap).
- * Group members are neither disabled nor enabled on exec: their leader is.
- * track: this evsel carries the side-band; own_dummy: it is the dummy
- * record adds for that, which takes no call chains (perf's no_aux_samples)
- * and, with --overwrite, stays in a forward ring of its own.
+ * forces on purpose: sample_id_all, IDENTIFIER on every event, read_format
+ * ID|LOST, and build ids in MMAP2 (unless --no-buildid-mmap). TIME is
+ * perf's choice (record_opts__sample_time()). Group members are neither
+ * disabled nor enabled on exec: their leader is. track: this evsel carries
+ * the side-band; own_dummy: it is the dummy record adds for that, which
+ * with --overwrite stays in a forward ring of its own.
  */
-static void record__config_evsel(struct record *rec, struct evsel *evsel, bool track,
-				 bool own_dummy)
+static int record__config_evsel(struct record *rec, struct evsel *evsel, bool track,
+				bool own_dummy)
 {
 	struct record_opts *o = &rec->opts;
 	struct perf_event_attr *attr = &evsel->attr;
 	bool tp = evsel__is_tracepoint(evsel);
 	bool leader = evsel__is_group_leader(evsel);
+	int err;
 
 	attr->size = sizeof(*attr);
-	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			     PERF_SAMPLE_IDENTIFIER;
+	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER;
+	if (record_opts__sample_time(o))
+		attr->sample_type |= PERF_SAMPLE_TIME;
 	attr->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	attr->sample_id_all = 1;
 	attr->disabled = leader;
-	attr->inherit = !o->no_inherit;
-	if (rec->system_wide)
-		attr->sample_type |= PERF_SAMPLE_CPU;
+	/* per-thread rings: perf's evlist__config() turns inheritance off */
+	attr->inherit = !o->no_inherit && !record_opts__per_thread(o);
 	if (evsel->sample_read) {
 		/* ":S": the counts ride in the samples; the whole group's when there is one */
 		attr->sample_type |= PERF_SAMPLE_READ | PERF_SAMPLE_ID;
@@ -311,26 +450,25 @@ static void record__config_evsel(struct record *rec, struct evsel *evsel, bool t
 		}
 	}
 
+	/* perf's tracepoint sample type and period, set when the event is parsed */
 	if (tp) {
-		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-		attr->sample_period = o->count ? o->count : 1;
+		attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+				     PERF_SAMPLE_PERIOD;
+		attr->sample_period = 1;
 		attr->freq = 0;
-	} else if (!attr->sample_period || o->count || o->freq_set) {
-		/* a period the event came with (a breakpoint's 1) stays unless -c or -F */
-		record__config_rate(rec, attr);
 	}
+	/*
+	 * A period the event came with (a tracepoint's, the dummy's, a
+	 * breakpoint's 1) stays unless -c or -F: then, as perf's
+	 * evsel__config(), every event takes that rate.
+	 */
+	if (!attr->sample_period || o->count || o->freq_set) {
+		err = record__config_rate(rec, attr);
+		if (err)
+			return err;
+	}
+	record__config_sample(rec, evsel, track);
 
-	if (o->callgraph != CALLGRAPH_NONE && !own_dummy) {
-		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		if (o->callgraph == CALLGRAPH_DWARF) {
-			attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-					     PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
-			attr->sample_regs_user = DWARF_REGS_MASK_X86_64;
-			attr->sample_stack_user = o->dwarf_stack_size;
-			attr->exclude_callchain_user = 1;
-			attr->mmap_data = 1;
-		}
-	}
 	if (o->clockid_set) {
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
@@ -342,7 +480,21 @@ static void record__config_evsel(struct record *rec, struct evsel *evsel, bool t
 		attr->enable_on_exec = 1;
 	if (evsel->precise_max)
 		attr->precise_ip = 3;
+	if (o->all_user) {
+		attr->exclude_kernel = 1;
+		attr->exclude_user = 0;
+	}
+	if (o->all_kernel) {
+		attr->exclude_kernel = 0;
+		attr->exclude_user = 1;
+	}
 	record__config_terms(rec, evsel, track);
+	/* -P/--no-period win over everything else, the terms too */
+	if (o->period_set && o->period)
+		attr->sample_type |= PERF_SAMPLE_PERIOD;
+	else if (o->period_set)
+		attr->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
+	return 0;
 }
 
 /*
@@ -394,9 +546,29 @@ static void record__config_tracking(struct record *rec, struct evsel *evsel)
 	attr->bpf_event = 1;
 	attr->context_switch = rec->opts.switch_events;
 	attr->build_id = rec->opts.buildid_mmap;
-	if (rec->opts.callgraph == CALLGRAPH_DWARF)
+	attr->namespaces = rec->opts.record_namespaces;
+	attr->cgroup = rec->opts.record_cgroup;
+	if (record__sample_address(&rec->opts))
 		attr->mmap_data = 1;
 	rec->tracking = evsel;
+}
+
+/*
+ * perf names its dummy from its attr when it writes the header (evsel__name()),
+ * so --all-user or --all-kernel show in it: "dummy:uh", "dummy:kh".
+ */
+static void record__name_dummy(struct evsel *evsel)
+{
+	char name[32], suffix[24];
+	char *dup;
+
+	evsel__mod_suffix(&evsel->attr, suffix, sizeof(suffix));
+	snprintf(name, sizeof(name), "dummy%s", suffix);
+	dup = strdup(name);
+	if (!dup)
+		return;	/* keeps "dummy:HG": only the name differs */
+	free(evsel->name);
+	evsel->name = dup;
 }
 
 /*
@@ -434,8 +606,13 @@ int record__config(struct record *rec)
 		record__set_leader(rec->evlist);
 	tracking = own_tracking ? rec->evlist->entries[rec->evlist->nr_entries - 1]
 				: evlist__first(rec->evlist);
-	evlist__for_each_evsel(rec->evlist, evsel, i)
-		record__config_evsel(rec, evsel, evsel == tracking, own_tracking && evsel == tracking);
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		int err = record__config_evsel(rec, evsel, evsel == tracking,
+					       own_tracking && evsel == tracking);
+
+		if (err)
+			return err;
+	}
 	evlist__for_each_evsel(rec->evlist, evsel, i)
 		record__config_leader_sampling(evsel);
 	/*
@@ -458,6 +635,7 @@ int record__config(struct record *rec)
 		record__config_tracking(rec, evsel);
 		evsel->attr.disabled = 0;
 		evsel->attr.enable_on_exec = 0;
+		record__name_dummy(evsel);
 	} else {
 		record__config_tracking(rec, first);
 		if (rec->system_wide) {	/* the given dummy, on from the start as perf's would be */

@@ -366,6 +366,17 @@ static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 	return rec->writer.error;
 }
 
+/* --all-cgroups: every cgroup, so that the samples' cgroup ids have names (a warning, as perf's). */
+static int record__synth_cgroups(struct record *rec, const struct synth_opts *so)
+{
+	int err = synthesize__cgroups(so, record__emit, rec);
+
+	if (err && !rec->writer.error && !rec->opts.quiet)
+		fprintf(stderr, "precord: warning: cannot record the cgroups (%s): the samples' "
+			"cgroups will show as unknown\n", strerror(-err));
+	return rec->writer.error;
+}
+
 static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 {
 	/*
@@ -393,16 +404,18 @@ static int record__synthesize(struct record *rec)
 	so.id_hdr_size = evlist__id_hdr_size(rec->evlist);
 	so.proc_map_timeout_ms = o->proc_map_timeout;
 	so.build_id = o->buildid_mmap;
-	so.mmap_data = o->callgraph == CALLGRAPH_DWARF;
-	so.no_mmap = o->synth == SYNTH_TASK;
+	so.mmap_data = record__sample_address(o);
+	so.no_mmap = !(o->synth & SYNTH_MMAP);
+	so.namespaces = o->record_namespaces;
 	so.stats = &stats;
 	so.bid_cache = buildid_cache__new();
 
-	if (o->synth != SYNTH_NO) {
+	if (o->synth != SYNTH_NO)
 		err = record__synth_kernel(rec, &so);
-		if (!err)
-			err = record__synth_tasks(rec, &so);
-	}
+	if (!err && (o->synth & SYNTH_CGROUP) && o->record_cgroup)
+		err = record__synth_cgroups(rec, &so);
+	if (!err && (o->synth & SYNTH_TASK))
+		err = record__synth_tasks(rec, &so);
 	buildid_cache__delete(so.bid_cache);
 	if (stats.nr_map_timeouts && !o->quiet &&
 	    synthesize__timeout_msg(msg, sizeof(msg), stats.first_timeout_pid) > 0)

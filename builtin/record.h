@@ -100,6 +100,8 @@ struct record {
 	u64			kept_samples;	/* after a write error: the samples in the files */
 	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
+	bool			rate_warned;	/* the -F cap was said (once, not per event) */
+	bool			regs_warned;	/* dwarf with --user-regs was said */
 	struct status		status;		/* the live line on a terminal */
 	/*
 	 * The label of the closing lines perf record also prints (woken up,
@@ -116,6 +118,7 @@ struct record {
 int record__parse_events(struct record *rec);
 int record__create_maps(struct record *rec);
 int record__config(struct record *rec);
+bool record__sample_address(const struct record_opts *o);
 
 /* record-output.c */
 int record__check_output(struct record *rec);

@@ -821,6 +821,14 @@ struct attr_feature {
 
 static bool attr__has_read_lost(const struct perf_event_attr *a) { return a->read_format & PERF_FORMAT_LOST; }
 static void attr__clear_read_lost(struct perf_event_attr *a) { a->read_format &= ~(u64)PERF_FORMAT_LOST; }
+static bool attr__has_weight_struct(const struct perf_event_attr *a) { return a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT; }
+static void attr__clear_weight_struct(struct perf_event_attr *a)
+{
+	if (!attr__has_weight_struct(a))
+		return;
+	a->sample_type &= ~(u64)PERF_SAMPLE_WEIGHT_STRUCT;
+	a->sample_type |= PERF_SAMPLE_WEIGHT;
+}
 static bool attr__has_build_id(const struct perf_event_attr *a) { return a->build_id; }
 static void attr__clear_build_id(struct perf_event_attr *a) { a->build_id = 0; }
 static bool attr__has_ksymbol(const struct perf_event_attr *a) { return a->ksymbol || a->bpf_event; }
@@ -840,6 +848,7 @@ static void attr__clear_sample_id_all(struct perf_event_attr *a) { a->sample_id_
 
 static const struct attr_feature attr_features[] = {
 	{ EVLIST_FALLBACK_READ_LOST,	 attr__has_read_lost,	  attr__clear_read_lost },
+	{ EVLIST_FALLBACK_WEIGHT_STRUCT, attr__has_weight_struct, attr__clear_weight_struct },
 	{ EVLIST_FALLBACK_BUILD_ID,	 attr__has_build_id,	  attr__clear_build_id },
 	{ EVLIST_FALLBACK_KSYMBOL,	 attr__has_ksymbol,	  attr__clear_ksymbol },
 	{ EVLIST_FALLBACK_CONTEXT_SWITCH, attr__has_switch,	  attr__clear_switch },

@@ -56,6 +56,7 @@ void evsel__delete(struct evsel *evsel)
 	free(evsel->group_name);
 	free(evsel->tp_sys);
 	free(evsel->tp_name);
+	free(evsel->filter);
 	free(evsel);
 }
 
@@ -303,6 +304,35 @@ int evsel__enable(struct evsel *evsel)
 int evsel__disable(struct evsel *evsel)
 {
 	return evsel__ioctl_all(evsel, PERF_EVENT_IOC_DISABLE);
+}
+
+int evsel__append_filter(struct evsel *evsel, const char *filter)
+{
+	char *joined;
+
+	if (!evsel->filter)
+		joined = strdup(filter);
+	else if (asprintf(&joined, evsel__is_tracepoint(evsel) ? "(%s) && (%s)" : "%s,%s",
+			  evsel->filter, filter) < 0)
+		joined = NULL;
+	if (!joined)
+		return -ENOMEM;
+	free(evsel->filter);
+	evsel->filter = joined;
+	return 0;
+}
+
+int evsel__apply_filter(struct evsel *evsel)
+{
+	int i;
+
+	if (!evsel->filter || !evsel->fds)
+		return 0;
+	for (i = 0; i < evsel->nr_cpus * evsel->nr_threads; i++)
+		if (evsel->fds[i] >= 0 &&
+		    ioctl(evsel->fds[i], PERF_EVENT_IOC_SET_FILTER, evsel->filter) < 0)
+			return -errno;
+	return 0;
 }
 
 /*

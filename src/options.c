@@ -15,7 +15,9 @@
  * names, "--no-NAME" for negatable options (and "NAME" for those whose name
  * starts with "no-"), options end at "--" or at the first word that is not
  * one, which starts the command. Checks that need the machine (events exist,
- * CPUs online, pids alive, rate limits) belong to the set-up, not here.
+ * CPUs online, pids alive, rate limits) belong to the set-up, not here; the
+ * one exception is perf's: which registers -I may name depends on whether
+ * the PMU samples the XMM registers (regs__intr_mask()).
  *
  * Runs once, on the main thread, before anything else. Errors go back as one
  * line in the caller's buffer; the only output is --help (stdout) and perf's
@@ -31,6 +33,8 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include "precord/cpumap.h"
 #include "precord/options.h"
@@ -73,6 +77,7 @@ struct opt_def {
 	const char	*help;
 	opt_handler	handle;
 	size_t		field;		/* opt_bool: offsetof the bool in record_opts */
+	size_t		set_field;	/* opt_bool: offsetof a bool noting it was given; 0: none */
 };
 
 /* ---- messages ---------------------------------------------------------- */
@@ -265,6 +270,8 @@ static int opt_bool(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
 	*(bool *)((char *)ctx->opts + def->field) = !unset;
+	if (def->set_field)
+		*(bool *)((char *)ctx->opts + def->set_field) = true;
 	return 0;
 }
 
@@ -565,48 +572,46 @@ static int opt_tid(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
-/* One word of --synth into *mode; -EINVAL if unknown, -ENOTSUP for cgroup. */
-static int synth_word(const char *w, size_t len, bool *task, bool *mmap, int *mode)
+/* One word of --synth: its bits into *bits, or -EINVAL if unknown. */
+static int synth_word(const char *w, size_t len, unsigned int *bits)
 {
 	if ((len == 2 && !strncasecmp(w, "no", 2)) || (len == 4 && !strncasecmp(w, "none", 4)))
-		*mode = SYNTH_NO;
+		*bits = SYNTH_NO;
 	else if (len == 3 && !strncasecmp(w, "all", 3))
-		*mode = SYNTH_ALL;
+		*bits = SYNTH_ALL;
 	else if (len == 4 && !strncasecmp(w, "task", 4))
-		*task = true;
+		*bits = SYNTH_TASK;
 	else if (len == 4 && !strncasecmp(w, "mmap", 4))
-		*mmap = true;
+		*bits = SYNTH_TASK | SYNTH_MMAP;
 	else if (len == 6 && !strncasecmp(w, "cgroup", 6))
-		return -ENOTSUP;
+		*bits = SYNTH_CGROUP;
 	else
 		return -EINVAL;
 	return 0;
 }
 
-/* As perf's parse_synth_opt(): the first "no" or "all" decides, else task/mmap add up. */
+/* As perf's parse_synth_opt(): the first "no" or "all" decides, else the words add up. */
 static int opt_synth(struct parse_ctx *ctx, const struct opt_def *def,
 		     const char *arg, bool unset)
 {
-	bool task = false, mmap = false;
+	unsigned int mode = 0, bits;
 	const char *w = arg;
-	int mode = -1, err;
 
 	for (;;) {
 		size_t len = strcspn(w, ",");
 
-		err = synth_word(w, len, &task, &mmap, &mode);
-		if (err == -ENOTSUP)
-			return opt_error(ctx, -EINVAL,
-					 "--synth '%s': cgroup records are not supported by precord yet", arg);
-		if (err)
+		if (synth_word(w, len, &bits))
 			return bad_value(ctx, def, arg,
-					 "expected no, all, task or mmap (comma-separated)");
-		if (mode >= 0 || !w[len])
+					 "expected no, all, task, mmap or cgroup (comma-separated)");
+		if (bits == SYNTH_NO || bits == SYNTH_ALL) {
+			mode = bits;
+			break;
+		}
+		mode |= bits;
+		if (!w[len])
 			break;
 		w += len + 1;
 	}
-	if (mode < 0)
-		mode = mmap ? SYNTH_MMAP : SYNTH_TASK;
 	ctx->opts->synth = mode;
 	return 0;
 }
@@ -742,6 +747,158 @@ static int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* ---- -I and --user-regs: register names (perf's parse-regs-options.c) --- */
+
+/*
+ * x86-64's sample registers by their perf_regs.h bit (perf's
+ * sample_reg_masks). XMM0-15 (two bits each) only exist for -I, and only
+ * where the PMU samples them (regs__intr_mask()).
+ */
+static const struct sample_reg {
+	const char	*name;
+	u64		mask;
+} sample_regs[] = {
+	{ "AX", 1ULL << 0 },	{ "BX", 1ULL << 1 },	{ "CX", 1ULL << 2 },
+	{ "DX", 1ULL << 3 },	{ "SI", 1ULL << 4 },	{ "DI", 1ULL << 5 },
+	{ "BP", 1ULL << 6 },	{ "SP", 1ULL << 7 },	{ "IP", 1ULL << 8 },
+	{ "FLAGS", 1ULL << 9 },	{ "CS", 1ULL << 10 },	{ "SS", 1ULL << 11 },
+	{ "DS", 1ULL << 12 },	{ "ES", 1ULL << 13 },	{ "FS", 1ULL << 14 },
+	{ "GS", 1ULL << 15 },	{ "R8", 1ULL << 16 },	{ "R9", 1ULL << 17 },
+	{ "R10", 1ULL << 18 },	{ "R11", 1ULL << 19 },	{ "R12", 1ULL << 20 },
+	{ "R13", 1ULL << 21 },	{ "R14", 1ULL << 22 },	{ "R15", 1ULL << 23 },
+	{ "XMM0", 3ULL << 32 },	{ "XMM1", 3ULL << 34 },	{ "XMM2", 3ULL << 36 },
+	{ "XMM3", 3ULL << 38 },	{ "XMM4", 3ULL << 40 },	{ "XMM5", 3ULL << 42 },
+	{ "XMM6", 3ULL << 44 },	{ "XMM7", 3ULL << 46 },	{ "XMM8", 3ULL << 48 },
+	{ "XMM9", 3ULL << 50 },	{ "XMM10", 3ULL << 52 },	{ "XMM11", 3ULL << 54 },
+	{ "XMM12", 3ULL << 56 },	{ "XMM13", 3ULL << 58 },	{ "XMM14", 3ULL << 60 },
+	{ "XMM15", 3ULL << 62 },
+};
+
+/* perf's PERF_REGS_MASK on x86-64: the general registers less DS, ES, FS, GS. */
+#define REGS_MASK		(((1ULL << 24) - 1) & ~(0xfULL << 12))
+#define REGS_EXTENDED_MASK	(~((1ULL << 32) - 1))
+
+/*
+ * The registers -I may name: the XMM ones too when the PMU samples them,
+ * which perf's arch__intr_reg_mask() finds by opening a precise cycles
+ * event that asks for them. The one question parse asks the machine: the
+ * names it accepts depend on the answer, as in perf.
+ */
+static u64 regs__intr_mask(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_REGS_INTR,
+		.sample_regs_intr = REGS_EXTENDED_MASK,
+		.precise_ip = 1,
+		.disabled = 1,
+		.exclude_kernel = 1,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return REGS_MASK;
+	close(fd);
+	return REGS_MASK | REGS_EXTENDED_MASK;
+}
+
+/* "available registers: AX BX ..." on stderr, as perf's "-I?" prints it. */
+static void regs__list(u64 mask)
+{
+	size_t i;
+
+	fprintf(stderr, "available registers: ");
+	for (i = 0; i < ARRAY_SIZE(sample_regs); i++)
+		if (sample_regs[i].mask & mask)
+			fprintf(stderr, "%s ", sample_regs[i].name);
+	fputc('\n', stderr);
+}
+
+/*
+ * "REG[,REG...]" into *regs (every register of mask when there is no list);
+ * "?" lists the registers and stops the parse as -h does. As perf: names in
+ * any case, a register outside mask is unknown, and the option may be
+ * given once.
+ */
+static int parse_regs(struct parse_ctx *ctx, const struct opt_def *def, const char *arg,
+		      bool unset, bool intr, u64 *regs)
+{
+	const char *how = intr ? "-I" : "--user-regs=";
+	const char *w = arg;
+	char name[64];
+	u64 mask, found;
+	size_t i, len;
+
+	if (unset) {
+		*regs = 0;
+		return 0;
+	}
+	if (*regs)
+		return opt_error(ctx, -EINVAL, "%s given twice: give one list of registers",
+				 intr ? "-I/--intr-regs" : "--user-regs");
+	mask = intr ? regs__intr_mask() : REGS_MASK;
+	for (; w; w = w[len] ? w + len + 1 : NULL) {
+		len = strcspn(w, ",");
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), w);
+		if (!strcmp(name, "?")) {
+			regs__list(mask);
+			*regs = 0;
+			return 1;
+		}
+		found = 0;
+		for (i = 0; i < ARRAY_SIZE(sample_regs) && !found; i++)
+			if ((sample_regs[i].mask & mask) && !strcasecmp(name, sample_regs[i].name))
+				found = sample_regs[i].mask;
+		if (!found)
+			return opt_error(ctx, -EINVAL,
+					 "unknown register \"%s\"; 'precord %s?' lists the registers",
+					 name, how);
+		*regs |= found;
+	}
+	if (!*regs)
+		*regs = mask;
+	return 0;
+}
+
+static int opt_intr_regs(struct parse_ctx *ctx, const struct opt_def *def,
+			 const char *arg, bool unset)
+{
+	return parse_regs(ctx, def, arg, unset, true, &ctx->opts->sample_intr_regs);
+}
+
+static int opt_user_regs(struct parse_ctx *ctx, const struct opt_def *def,
+			 const char *arg, bool unset)
+{
+	return parse_regs(ctx, def, arg, unset, false, &ctx->opts->sample_user_regs);
+}
+
+/*
+ * --filter: for the evsels of the last -e (perf's parse_filter(), which
+ * fails the same way without one); whether they take a filter is known
+ * once the events are parsed.
+ */
+static int opt_filter(struct parse_ctx *ctx, const struct opt_def *def,
+		      const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	struct record_filter *f;
+
+	if (!opts->nr_events)
+		return opt_error(ctx, -EINVAL,
+				 "--filter option should follow a -e tracepoint or HW tracer option");
+	f = realloc(opts->filters, (opts->nr_filters + 1) * sizeof(*f));
+	if (!f)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing --filter '%s'", arg);
+	f[opts->nr_filters].event = opts->nr_events - 1;
+	f[opts->nr_filters].filter = arg;
+	opts->filters = f;
+	opts->nr_filters++;
+	return 0;
+}
+
 static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
@@ -762,12 +919,16 @@ static int opt_unsupported(struct parse_ctx *ctx, const struct opt_def *def,
 
 #define OPT_BOOL(s, l, member, h)						\
 	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE, NULL, h, opt_bool,			\
-	  offsetof(struct record_opts, member) }
+	  offsetof(struct record_opts, member), 0 }
+/* A flag whose "given at all" perf keeps too (perf's OPT_BOOLEAN_SET). */
+#define OPT_BOOL_SET(s, l, member, set, h)					\
+	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE, NULL, h, opt_bool,			\
+	  offsetof(struct record_opts, member), offsetof(struct record_opts, set) }
 #define OPT_VALUE(s, l, an, fn, h)						\
-	{ s, l, OPT_ARG_REQUIRED, 0, an, h, fn, 0 }
+	{ s, l, OPT_ARG_REQUIRED, 0, an, h, fn, 0, 0 }
 #define OPT_PERF_ONLY(s, l)							\
 	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE | OPT_UNSUPPORTED, NULL, NULL,	\
-	  opt_unsupported, 0 }
+	  opt_unsupported, 0, 0 }
 
 /* In perf's --help order: short names alphabetically, then long-only names. */
 static const struct opt_def record_options[] = {
@@ -776,75 +937,84 @@ static const struct opt_def record_options[] = {
 	OPT_BOOL('B', "no-buildid", no_buildid, "do not collect buildids in perf.data"),
 	OPT_VALUE('c', "count", "<n>", opt_count, "event period to sample"),
 	OPT_VALUE('C', "cpu", "<cpu>", opt_cpu, "list of cpus to monitor"),
-	OPT_PERF_ONLY('d', "data"),
+	OPT_BOOL('d', "data", sample_address, "record the sample addresses"),
 	OPT_VALUE('D', "delay", "<ms>", opt_delay,
 		  "ms to wait before starting measurement (-1: start with events disabled)"),
 	OPT_VALUE('e', "event", "<event>", opt_event,
 		  "event selector. use 'perf list' to list available events"),
 	OPT_VALUE('F', "freq", "<freq or 'max'>", opt_freq, "profile at this frequency"),
 	{ 'g', NULL, OPT_ARG_NONE, 0, NULL,
-	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0 },
+	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0, 0 },
 	OPT_PERF_ONLY('G', "cgroup"),
-	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0 },
-	OPT_PERF_ONLY('I', "intr-regs"),
-	OPT_BOOL('i', "no-inherit", no_inherit, "child tasks do not inherit counters"),
+	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0, 0 },
+	{ 'I', "intr-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
+	  "sample selected machine registers on interrupt, use '-I?' to list register names",
+	  opt_intr_regs, 0, 0 },
+	OPT_BOOL_SET('i', "no-inherit", no_inherit, no_inherit_set,
+		     "child tasks do not inherit counters"),
 	OPT_PERF_ONLY('j', "branch-filter"),
 	{ 'k', "clockid", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<clockid>",
-	  "clockid to use for events, see clock_gettime()", opt_clockid, 0 },
+	  "clockid to use for events, see clock_gettime()", opt_clockid, 0, 0 },
 	OPT_VALUE('m', "mmap-pages", "<pages>", opt_mmap_pages,
 		  "number of mmap data pages, or a size with B/K/M/G"),
-	OPT_PERF_ONLY('N', "no-buildid-cache"),
-	OPT_PERF_ONLY('n', "no-samples"),
+	OPT_BOOL('N', "no-buildid-cache", no_buildid_cache,
+		 "do not update the buildid cache (precord never does)"),
+	OPT_BOOL('n', "no-samples", no_samples, "don't sample"),
 	OPT_VALUE('o', "output", "<file>", opt_output,
 		  "output file name (-: perf's pipe format to stdout)"),
-	OPT_PERF_ONLY('P', "period"),
+	OPT_BOOL_SET('P', "period", period, period_set, "record the sample period"),
 	OPT_VALUE('p', "pid", "<pid>", opt_pid, "record events on existing process id"),
 	OPT_BOOL('q', "quiet", quiet, "don't print any warnings or messages"),
-	OPT_PERF_ONLY('R', "raw-samples"),
+	OPT_BOOL('R', "raw-samples", raw_samples,
+		 "collect raw sample records from all opened counters"),
 	OPT_VALUE('r', "realtime", "<n>", opt_realtime,
 		  "collect data with this RT SCHED_FIFO priority"),
 	OPT_PERF_ONLY('S', "snapshot"),
-	OPT_PERF_ONLY('s', "stat"),
+	OPT_BOOL('s', "stat", inherit_stat, "per thread counts"),
 	OPT_VALUE('t', "tid", "<tid>", opt_tid, "record events on existing thread id"),
-	OPT_PERF_ONLY('T', "timestamp"),
+	OPT_BOOL_SET('T', "timestamp", sample_time, sample_time_set,
+		     "record the sample timestamps"),
 	OPT_PERF_ONLY('u', "uid"),
 	{ 'v', "verbose", OPT_ARG_NONE, 0, NULL, "be more verbose (repeat for more)",
-	  opt_verbose, 0 },
-	OPT_PERF_ONLY('W', "weight"),
+	  opt_verbose, 0, 0 },
+	OPT_BOOL('W', "weight", sample_weight, "sample by weight (on special events only)"),
 	{ 'z', "compression-level", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
-	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0 },
+	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0, 0 },
 	OPT_PERF_ONLY(0, "affinity"),
 	{ 0, "aio", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
-	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0 },
-	OPT_PERF_ONLY(0, "all-cgroups"),
-	OPT_PERF_ONLY(0, "all-kernel"),
-	OPT_PERF_ONLY(0, "all-user"),
+	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0, 0 },
+	OPT_BOOL(0, "all-cgroups", record_cgroup, "record cgroup events"),
+	OPT_BOOL(0, "all-kernel", all_kernel, "configure all used events to run in kernel space"),
+	OPT_BOOL(0, "all-user", all_user, "configure all used events to run in user space"),
 	OPT_PERF_ONLY(0, "aux-sample"),
 	OPT_PERF_ONLY(0, "buildid-all"),
 	OPT_BOOL(0, "buildid-mmap", buildid_mmap,
 		 "record build ids in mmap events (default; --no-buildid-mmap: don't)"),
 	{ 0, "call-graph", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<fp[,depth]|dwarf[,size]>",
 	  "setup and enables call-graph recording (dwarf size default 8192, max 65528)",
-	  opt_call_graph, 0 },
+	  opt_call_graph, 0, 0 },
 	OPT_PERF_ONLY(0, "clang-opt"),
 	OPT_PERF_ONLY(0, "clang-path"),
-	OPT_PERF_ONLY(0, "code-page-size"),
+	OPT_BOOL(0, "code-page-size", sample_code_page_size,
+		 "record the sampled code address (ip) page size"),
 	OPT_VALUE(0, "control", "fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]", opt_control,
 		  "listen on ctl for enable, disable, snapshot, stop and ping; ack on ack"),
-	OPT_PERF_ONLY(0, "data-page-size"),
+	OPT_BOOL(0, "data-page-size", sample_data_page_size,
+		 "record the sampled data address data page size"),
 	OPT_PERF_ONLY(0, "debuginfod"),
 	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
 	OPT_PERF_ONLY(0, "exclude-perf"),
-	OPT_PERF_ONLY(0, "filter"),
+	OPT_VALUE(0, "filter", "<filter>", opt_filter,
+		  "event filter, for the events of the -e before it"),
 	OPT_BOOL(0, "group", group, "put the counters into a counter group"),
 	OPT_PERF_ONLY(0, "kcore"),
-	OPT_PERF_ONLY(0, "kernel-callchains"),
+	OPT_BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),
 	OPT_PERF_ONLY(0, "max-size"),
 	OPT_BOOL(0, "mmap-output", mmap_output,
 		 "write through a shared mapping of the file, 64 MiB at a time, instead of write()"),
 	OPT_VALUE(0, "mmap-flush", "<size>", opt_mmap_flush,
 		  "the fewest bytes taken from a ring at once (default 1, at most a quarter of it)"),
-	OPT_PERF_ONLY(0, "namespaces"),
+	OPT_BOOL(0, "namespaces", record_namespaces, "record namespaces events"),
 	OPT_PERF_ONLY(0, "no-bpf-event"),
 	OPT_BOOL(0, "no-merge", no_merge,
 		 "keep perf's directory layout (data + data.N) instead of merging"),
@@ -856,32 +1026,37 @@ static const struct opt_def record_options[] = {
 	OPT_PERF_ONLY(0, "off-cpu"),
 	OPT_BOOL(0, "overwrite", overwrite,
 		 "flight recorder: overwritable rings, written only at a snapshot and at exit"),
-	OPT_PERF_ONLY(0, "per-thread"),
-	OPT_PERF_ONLY(0, "phys-data"),
+	OPT_BOOL(0, "per-thread", per_thread, "use per-thread mmaps"),
+	OPT_BOOL(0, "phys-data", sample_phys_addr, "record the sample physical addresses"),
 	OPT_VALUE(0, "proc-map-timeout", "<ms>", opt_proc_map_timeout,
 		  "per thread proc mmap processing timeout in ms (default 500)"),
-	OPT_PERF_ONLY(0, "running-time"),
-	OPT_PERF_ONLY(0, "sample-cpu"),
-	OPT_PERF_ONLY(0, "sample-identifier"),
-	OPT_PERF_ONLY(0, "strict-freq"),
+	OPT_BOOL(0, "running-time", running_time,
+		 "record running/enabled time of read (:S) events"),
+	OPT_BOOL(0, "sample-cpu", sample_cpu, "record the sample cpu"),
+	OPT_BOOL(0, "sample-identifier", sample_identifier,
+		 "record the sample identifier (always recorded by precord)"),
+	OPT_BOOL(0, "strict-freq", strict_freq, "fail if the specified frequency can't be used"),
 	OPT_BOOL(0, "switch-events", switch_events, "record context switch events"),
 	OPT_VALUE(0, "switch-max-files", "<n>", opt_switch_max_files,
 		  "keep only the newest n files of --switch-output"),
 	{ 0, "switch-output", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<signal|size|time>",
 	  "write FILE.<timestamp> on SIGUSR2 (default), every SIZE (B/K/M/G) or TIME (s/m/h/d)",
-	  opt_switch_output, 0 },
+	  opt_switch_output, 0, 0 },
 	OPT_PERF_ONLY(0, "switch-output-event"),
-	OPT_VALUE(0, "synth", "<no|all|task|mmap>", opt_synth,
+	OPT_VALUE(0, "synth", "<no|all|task|mmap|cgroup>", opt_synth,
 		  "fine-tune event synthesis: default=all"),
 	OPT_PERF_ONLY(0, "tail-synthesize"),
 	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
 	  "streaming threads: adaptive[:MAX] (default), cpu, core, package, numa or masks; --no-threads: one",
-	  opt_threads, 0 },
+	  opt_threads, 0, 0 },
 	OPT_PERF_ONLY(0, "timestamp-boundary"),
 	OPT_PERF_ONLY(0, "timestamp-filename"),
-	OPT_PERF_ONLY(0, "transaction"),
-	OPT_PERF_ONLY(0, "user-callchains"),
-	OPT_PERF_ONLY(0, "user-regs"),
+	OPT_BOOL(0, "transaction", sample_transaction,
+		 "sample transaction flags (special events only)"),
+	OPT_BOOL(0, "user-callchains", user_callchains, "collect user callchains"),
+	{ 0, "user-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
+	  "sample selected machine registers in user space, use '--user-regs=?' to list register names",
+	  opt_user_regs, 0, 0 },
 	OPT_PERF_ONLY(0, "vmlinux"),
 };
 
@@ -1041,6 +1216,49 @@ static int parse_short(struct parse_ctx *ctx, int argc, char **argv, int *i)
 
 /* ---- after the options: perf's cross-option rules ---------------------- */
 
+bool record_opts__per_thread(const struct record_opts *opts)
+{
+	return opts->per_thread && !opts->system_wide && !opts->cpu_list;
+}
+
+bool record_opts__sample_time(const struct record_opts *opts)
+{
+	if (opts->raw_samples)
+		return true;
+	return opts->sample_time && (!record_opts__per_thread(opts) || opts->sample_time_set);
+}
+
+/*
+ * Per-thread rings, or records without times: one streaming thread writes
+ * one file in ring order, as perf does; nothing can be merged by time, so
+ * what needs the streaming threads' files is refused.
+ */
+static int record_opts__finish_one_file(struct parse_ctx *ctx)
+{
+	struct record_opts *opts = ctx->opts;
+	bool per_thread = record_opts__per_thread(opts);
+	const char *why = per_thread ? "--per-thread" : "--no-timestamp";
+	const char *what = opts->overwrite ? "--overwrite" :
+			   opts->switch_output ? "--switch-output" :
+			   opts->no_merge ? "--no-merge" : NULL;
+
+	if (!per_thread && record_opts__sample_time(opts))
+		return 0;
+	if (per_thread && opts->threads_spec)
+		return opt_error(ctx, -EINVAL,
+				 "--per-thread option is mutually exclusive to parallel streaming mode; "
+				 "drop --threads");
+	if (opts->threads_spec)
+		return opt_error(ctx, -EINVAL,
+				 "--no-timestamp leaves nothing to merge the --threads files by; "
+				 "drop --threads");
+	if (what)
+		return opt_error(ctx, -EINVAL,
+				 "%s needs the streaming threads' files, which %s cannot have (one "
+				 "thread writes one file); drop one of them", what, why);
+	return 0;
+}
+
 static int record_opts__finish(struct parse_ctx *ctx)
 {
 	struct record_opts *opts = ctx->opts;
@@ -1049,6 +1267,12 @@ static int record_opts__finish(struct parse_ctx *ctx)
 		return opt_error(ctx, -EINVAL,
 				 "cannot set frequency (-F) and period (-c %llu) at the same time; give one of them",
 				 (unsigned long long)opts->count);
+	if (opts->all_user && opts->all_kernel)
+		return opt_error(ctx, -EINVAL,
+				 "option '--all-kernel' cannot be used with '--all-user'; give one of them");
+	/* perf: a thread is recorded alone unless -i/--inherit says otherwise */
+	if (opts->tid_list && !opts->no_inherit_set)
+		opts->no_inherit = true;
 	if (opts->pid_list && opts->tid_list) {
 		opts__note(opts, "Warning: -p/--pid %s overriding -t/--tid %s",
 			   opts->pid_list, opts->tid_list);
@@ -1072,7 +1296,7 @@ static int record_opts__finish(struct parse_ctx *ctx)
 		return opt_error(ctx, -EINVAL,
 				 "%s needs the streaming threads; drop --no-threads",
 				 opts->overwrite ? "--overwrite" : "--switch-output");
-	return 0;
+	return record_opts__finish_one_file(ctx);
 }
 
 /* Where the options start: after the program name and a "record" subcommand. */
@@ -1129,6 +1353,7 @@ void record_opts__init(struct record_opts *opts)
 	opts->buildid_mmap = true;
 	opts->synth = SYNTH_ALL;
 	opts->proc_map_timeout = DEFAULT_MAP_TIMEOUT;
+	opts->sample_time = true;
 }
 
 void record_opts__exit(struct record_opts *opts)
@@ -1138,6 +1363,9 @@ void record_opts__exit(struct record_opts *opts)
 	free(opts->events);
 	opts->events = NULL;
 	opts->nr_events = 0;
+	free(opts->filters);
+	opts->filters = NULL;
+	opts->nr_filters = 0;
 }
 
 /* ---- --help ------------------------------------------------------------ */
@@ -1155,13 +1383,35 @@ static void usage_line(const struct opt_def *def)
 		pos += printf("    ");
 	if (def->long_name)
 		pos += printf("--%s", def->long_name);
-	if (def->argname)
+	if (def->argname && def->arg == OPT_ARG_OPTIONAL)
+		pos += printf("[=%s]", def->argname);	/* a value only attached, as perf shows it */
+	else if (def->argname)
 		pos += printf(" %s", def->argname);
 	if (pos <= USAGE_OPTS_WIDTH) {
 		printf("%*s%s\n", USAGE_OPTS_WIDTH - pos + USAGE_GAP, "", def->help);
 	} else {
 		printf("\n%*s%s\n", USAGE_OPTS_WIDTH + USAGE_GAP, "", def->help);
 	}
+}
+
+/* The options perf record has and precord refuses, by name, wrapped to 80 columns. */
+static void usage_unsupported(void)
+{
+	char name[64];
+	int col = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(record_options); i++) {
+		if (!(record_options[i].flags & OPT_UNSUPPORTED))
+			continue;
+		opt_name(&record_options[i], name, sizeof(name));
+		if (col && col + 1 + (int)strlen(name) > 76) {
+			printf("\n");
+			col = 0;
+		}
+		col += printf("%s%s", col ? " " : "    ", name);
+	}
+	printf("\n");
 }
 
 void record_opts__usage(void)
@@ -1174,6 +1424,7 @@ void record_opts__usage(void)
 		if (!(record_options[i].flags & OPT_UNSUPPORTED))
 			usage_line(&record_options[i]);
 	}
-	printf("\n perf record options not listed here are not supported by precord yet.\n"
-	       " See precord(1) and perf-record(1).\n\n");
+	printf("\n perf record options precord refuses (not supported yet):\n");
+	usage_unsupported();
+	printf("\n See precord(1) and perf-record(1).\n\n");
 }

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,4 +391,40 @@ const struct pmu_alias *pmu__alias(const struct pmu *pmu, const char *name)
 		if (!strcasecmp(pmu->aliases[i].name, name))
 			return &pmu->aliases[i];
 	return NULL;
+}
+
+int pmu__nr_addr_filters(const char *root, u32 type)
+{
+	char path[PATH_MAX], text[64];
+	struct dirent *de;
+	unsigned long v;
+	int nr = 0;
+	char *end;
+	DIR *d;
+
+	root = root ? root : PMU_SYSFS_ROOT;
+	d = opendir(root);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/type", root, de->d_name);
+		if (read_trimmed(path, text, sizeof(text)))
+			continue;
+		errno = 0;
+		v = strtoul(text, &end, 10);
+		if (errno || end == text || *end || v != type)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/nr_addr_filters", root, de->d_name);
+		if (!read_trimmed(path, text, sizeof(text))) {
+			errno = 0;
+			v = strtoul(text, &end, 10);
+			if (!errno && end != text && !*end && v <= INT_MAX)
+				nr = (int)v;
+		}
+		break;
+	}
+	closedir(d);
+	return nr;
 }

@@ -27,7 +27,11 @@
  * PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT, the kernel map "[kernel.kallsyms]_text"
  * from _text to _etext with pgoff = _text, modules by address.
  *
- * Limits: no namespaces records, no cgroups, no guest machines; build ids of
+ * NAMESPACES (--namespaces) follow each task's FORK (system-wide) or COMM
+ * (thread map); CGROUP records (--all-cgroups) come from a walk of the
+ * cgroup hierarchy perf would walk, named below its mount point.
+ *
+ * Limits: no guest machines; build ids of
  * compressed modules come only from /sys/module (not by decompressing).
  */
 #include <ctype.h>
@@ -41,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -296,6 +301,41 @@ static int synth__fork(struct synth *s, pid_t pid, pid_t ppid, pid_t tid, pid_t 
 	ev->tid = (u32)tid;
 	ev->ptid = (u32)ptid;
 	return synth__emit(s, sizeof(*ev));
+}
+
+/*
+ * NAMESPACES of one task (perf --namespaces): the device and inode of each
+ * of /proc/TID/ns/{net,uts,ipc,pid,user,mnt,cgroup}, in perf's order; a
+ * namespace that cannot be read stays zero, as in perf.
+ */
+static const char *const ns_names[NR_NAMESPACES] = {
+	"net", "uts", "ipc", "pid", "user", "mnt", "cgroup",
+};
+
+static int synth__namespaces(struct synth *s, pid_t pid, pid_t tid)
+{
+	const char *proc = SYNTH_PATH(s->o, proc, "/proc");
+	struct perf_record_namespaces *ev = (struct perf_record_namespaces *)s->rec;
+	size_t size = sizeof(*ev) + NR_NAMESPACES * sizeof(ev->link_info[0]);
+	char path[PATH_MAX];
+	struct stat st;
+	int i;
+
+	if (!s->o->namespaces)
+		return 0;
+	memset(ev, 0, size);
+	ev->header.type = PERF_RECORD_NAMESPACES;
+	ev->pid = (u32)pid;
+	ev->tid = (u32)tid;
+	ev->nr_namespaces = NR_NAMESPACES;
+	for (i = 0; i < NR_NAMESPACES; i++) {
+		snprintf(path, sizeof(path), "%s/%d/ns/%s", proc, tid, ns_names[i]);
+		if (stat(path, &st) == 0) {
+			ev->link_info[i].dev = (u64)st.st_dev;
+			ev->link_info[i].ino = (u64)st.st_ino;
+		}
+	}
+	return synth__emit(s, size);
 }
 
 /* ---- MMAP2 from /proc/PID/task/PID/maps -------------------------------- */
@@ -577,6 +617,8 @@ int synth__tasks(struct synth *s, pid_t pid, const pid_t *tids, int nr, bool *an
 			parent = tid == ts.tgid ? ts.ppid : ts.tgid;
 			err = synth__fork(s, ts.tgid, parent, tid, parent);
 			if (!err)
+				err = synth__namespaces(s, ts.tgid, tid);
+			if (!err)
 				err = synth__comm(s, ts.tgid, tid, ts.comm);
 		}
 		if (!err && tid == ts.tgid && !ts.kernel && !s->o->no_mmap)
@@ -671,6 +713,8 @@ static int synth__thread(struct synth *s, pid_t tid, bool comm_only, pid_t *tgid
 		*tgid = ts.tgid;
 	if (!s->o->no_task || comm_only) {
 		err = synth__comm(s, ts.tgid, tid, ts.comm);
+		if (!err)
+			err = synth__namespaces(s, ts.tgid, tid);
 		if (err)
 			return err;
 	}
@@ -872,6 +916,107 @@ int synthesize__finished_init(synth_emit_fn emit, void *ctx)
 int synthesize__finished_round(synth_emit_fn emit, void *ctx)
 {
 	return synth__bare(PERF_RECORD_FINISHED_ROUND, emit, ctx);
+}
+
+/* ---- cgroups ------------------------------------------------------------ */
+
+/*
+ * Where perf looks for the cgroups (cgroupfs_find_mountpoint(.., "perf_event")):
+ * a cgroup v1 hierarchy with the perf_event controller, else the first
+ * cgroup2 mount. 0, or -ENOENT.
+ */
+static int cgroup_root(const struct synth_opts *o, char *buf, size_t size)
+{
+	FILE *f = fopen(SYNTH_PATH(o, mounts, "/proc/mounts"), "re");
+	char line[PATH_MAX + 512], mnt[PATH_MAX], type[64], opts[512], v2[PATH_MAX] = "";
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		char *o_, *save = NULL;
+
+		if (sscanf(line, "%*s %4095s %63s %511s", mnt, type, opts) != 3)
+			continue;
+		if (!strcmp(type, "cgroup2") && !v2[0])
+			snprintf(v2, sizeof(v2), "%s", mnt);
+		if (strcmp(type, "cgroup"))
+			continue;
+		for (o_ = strtok_r(opts, ",", &save); o_; o_ = strtok_r(NULL, ",", &save))
+			if (!strcmp(o_, "perf_event")) {
+				snprintf(buf, size, "%s", mnt);
+				err = 0;
+				break;
+			}
+	}
+	fclose(f);
+	if (err && v2[0]) {
+		snprintf(buf, size, "%s", v2);
+		err = 0;
+	}
+	return err;
+}
+
+/* One CGROUP: the cgroup's id (its file handle, as the kernel's records) and path below root. */
+static int synth__cgroup(struct synth *s, const char *path, size_t root_len)
+{
+	struct perf_record_cgroup *ev = (struct perf_record_cgroup *)s->rec;
+	size_t off = offsetof(struct perf_record_cgroup, path);
+	struct {
+		struct file_handle	fh;
+		u64			id;
+	} handle;
+	const char *rel = path[root_len] ? path + root_len : "/";
+	int mount_id;
+
+	handle.fh.handle_bytes = sizeof(handle.id);
+	if (name_to_handle_at(AT_FDCWD, path, &handle.fh, &mount_id, 0) < 0)
+		return -errno;
+	memset(ev, 0, off);
+	ev->header.type = PERF_RECORD_CGROUP;
+	ev->id = handle.id;
+	return synth__emit(s, off + synth__put_str(s->rec + off, rel, PATH_MAX));
+}
+
+/* The cgroup at path, then every cgroup below it, depth first in directory order (perf's walk). */
+static int synth__cgroup_tree(struct synth *s, char *path, size_t root_len)
+{
+	size_t len = strlen(path);
+	struct dirent *d;
+	DIR *dir;
+	int err = synth__cgroup(s, path, root_len);
+
+	if (err)
+		return err;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!err && (d = readdir(dir))) {
+		if (d->d_type != DT_DIR || !strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if (len + 1 + strlen(d->d_name) >= PATH_MAX)
+			continue;
+		snprintf(path + len, PATH_MAX - len, "/%s", d->d_name);
+		err = synth__cgroup_tree(s, path, root_len);
+		path[len] = '\0';
+	}
+	closedir(dir);
+	return err;
+}
+
+int synthesize__cgroups(const struct synth_opts *o, synth_emit_fn emit, void *ctx)
+{
+	char path[PATH_MAX];
+	struct synth s;
+	int err = synth__init(&s, o, emit, ctx);
+
+	if (err)
+		return err;
+	err = cgroup_root(o, path, sizeof(path));
+	if (err)
+		return err;
+	err = synth__cgroup_tree(&s, path, strlen(path));
+	return s.emit_err ? s.emit_err : err;
 }
 
 /* ---- helpers for the caller -------------------------------------------- */

@@ -954,6 +954,70 @@ static void test_open_strerror_perf_lines(void **state)
 	thread_map__put(threads);
 }
 
+/* A kernel before 5.12: no PERF_SAMPLE_WEIGHT_STRUCT (-W); perf samples WEIGHT instead. */
+static int no_weight_struct_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
+				 int group_fd, unsigned long flags)
+{
+	int fd;
+
+	if (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)
+		return -EINVAL;
+	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+static void test_weight_struct_falls_back(void **state)
+{
+	struct fixture *fx = *state;
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist_open_error oerr;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		evlist->entries[i]->attr.sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
+	evlist->open_fn = no_weight_struct_open;
+	open_or_skip(evlist, &oerr);
+	assert_int_equal(oerr.err, 0);
+	assert_true(oerr.fallbacks & EVLIST_FALLBACK_WEIGHT_STRUCT);
+	for (i = 0; i < 2; i++) {
+		assert_false(evlist->entries[i]->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT);
+		assert_true(evlist->entries[i]->attr.sample_type & PERF_SAMPLE_WEIGHT);
+	}
+	check_slots(evlist);
+	evlist__delete(evlist);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
+/* --filter strings join as perf joins them; a software event's fds refuse one. */
+static void test_filters(void **state)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr) };
+	struct evsel *tp = evsel__new(&attr, "sched:sched_switch");
+	struct evsel *sw = comm_evsel(true);
+	struct cpu_map *cpus = online();
+	struct thread_map *threads = thread_map__new_dummy();
+
+	assert_non_null(tp);
+	assert_int_equal(evsel__apply_filter(tp), 0);	/* none: nothing to do */
+	assert_int_equal(evsel__append_filter(tp, "prev_pid == 0"), 0);
+	assert_string_equal(tp->filter, "prev_pid == 0");
+	assert_int_equal(evsel__append_filter(tp, "next_pid != 1"), 0);
+	assert_string_equal(tp->filter, "(prev_pid == 0) && (next_pid != 1)");
+	evsel__delete(tp);
+
+	assert_int_equal(evsel__append_filter(sw, "filter 0x1000/0x100@/bin/ls"), 0);
+	assert_int_equal(evsel__append_filter(sw, "stop 0x2000@/bin/ls"), 0);
+	assert_string_equal(sw->filter, "filter 0x1000/0x100@/bin/ls,stop 0x2000@/bin/ls");
+	if (evsel__open(sw, cpus, threads, NULL, NULL) == 0)
+		assert_int_equal(evsel__apply_filter(sw), -EINVAL);
+	evsel__delete(sw);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+}
+
 /* A real EMFILE: the soft limit is below what the evlist needs, and gets raised. */
 static void test_emfile_raises_nofile(void **state)
 {
@@ -1631,6 +1695,8 @@ int main(void)
 		cmocka_unit_test(test_first_failure_reported),
 		cmocka_unit_test(test_failure_stops_later_evsels),
 		cmocka_unit_test(test_missing_features_fall_back),
+		cmocka_unit_test(test_weight_struct_falls_back),
+		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_group_open_parallel),
 		cmocka_unit_test(test_group_open_serial),
 		cmocka_unit_test(test_cycles_falls_back),

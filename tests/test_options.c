@@ -613,9 +613,15 @@ static void test_synth_and_synthesis(void **state)
 	} cases[] = {
 		{ "--synth=no", SYNTH_NO },		{ "--synth=none", SYNTH_NO },
 		{ "--synth=NO", SYNTH_NO },		{ "--synth=all", SYNTH_ALL },
-		{ "--synth=task", SYNTH_TASK },		{ "--synth=mmap", SYNTH_MMAP },
-		{ "--synth=task,mmap", SYNTH_MMAP },	{ "--synth=Task", SYNTH_TASK },
+		{ "--synth=task", SYNTH_TASK },
+		/* "mmap" implies "task", as in perf */
+		{ "--synth=mmap", SYNTH_TASK | SYNTH_MMAP },
+		{ "--synth=task,mmap", SYNTH_TASK | SYNTH_MMAP },
+		{ "--synth=Task", SYNTH_TASK },
 		{ "--synth=task,no", SYNTH_NO },	{ "--synth=all,task", SYNTH_ALL },
+		{ "--synth=cgroup", SYNTH_CGROUP },
+		{ "--synth=cgroup,task", SYNTH_CGROUP | SYNTH_TASK },
+		{ "--synth=task,mmap,cgroup", SYNTH_ALL },
 	};
 	struct parsed *p = *state;
 	size_t i;
@@ -907,7 +913,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--synth=foo" }, "'foo' for --synth" },
 	{ { "--synth=task,foo" }, "'task,foo'" },
 	{ { "--synth=" }, "'' for --synth" },
-	{ { "--synth=cgroup" }, "'cgroup'" },
+	{ { "--synth=cgroup,foo" }, "'cgroup,foo'" },
 	/* strings and lists */
 	{ { "-e" }, "'-e/--event' requires a value" },
 	{ { "-e", "" }, "'' for -e/--event" },
@@ -939,7 +945,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--compression-level=x" }, "invalid value 'x'" },
 	{ { "--mmap-flush=0" }, "invalid value '0' for --mmap-flush" },
 	{ { "--mmap-flush=3X" }, "invalid value '3X' for --mmap-flush" },
-	{ { "-ga", "-N" }, "'-N/--no-buildid-cache' is not supported" },
+	{ { "-ga", "-b" }, "'-b/--branch-any' is not supported" },
 	{ { "--no-bpf-event" }, "'--no-bpf-event' is not supported" },
 	{ { "--switch-output=12" }, "invalid value '12' for --switch-output" },
 	{ { "--switch-output=1x" }, "'1x'" },

@@ -88,6 +88,13 @@ static void check_stream(const struct collector *c, size_t id_hdr)
 		case PERF_RECORD_MMAP2:
 			check_string_part(r, offsetof(struct perf_record_mmap2, filename), id_hdr);
 			break;
+		case PERF_RECORD_NAMESPACES:
+			assert_int_equal(r->size, sizeof(struct perf_record_namespaces) +
+					 NR_NAMESPACES * sizeof(struct perf_ns_link_info) + id_hdr);
+			break;
+		case PERF_RECORD_CGROUP:
+			check_string_part(r, offsetof(struct perf_record_cgroup, path), id_hdr);
+			break;
 		default:
 			trailer = 0;	/* user records carry no sample_id */
 		}
@@ -906,6 +913,231 @@ static void test_fake_thread_map(void **state)
 	collector__reset(&c);
 }
 
+/* /proc/TID/ns/NAME of the fixture: regular files, whose device and inode are known. */
+static const char *const NS_NAMES[NR_NAMESPACES] = {
+	"net", "uts", "ipc", "pid", "user", "mnt", "cgroup",
+};
+
+static void check_namespaces(const struct collector *c, size_t i, pid_t pid, pid_t tid,
+			     const char *proc)
+{
+	const struct perf_record_namespaces *ev = (const void *)c->recs[i].data;
+	char path[PATH_MAX];
+	struct stat st;
+	int n;
+
+	assert_int_equal(ev->header.type, PERF_RECORD_NAMESPACES);
+	assert_int_equal(ev->pid, pid);
+	assert_int_equal(ev->tid, tid);
+	assert_int_equal(ev->nr_namespaces, NR_NAMESPACES);
+	for (n = 0; n < NR_NAMESPACES; n++) {
+		snprintf(path, sizeof(path), "%s/%d/ns/%s", proc, tid, NS_NAMES[n]);
+		if (stat(path, &st)) {
+			/* what cannot be read stays zero, as in perf */
+			assert_int_equal(ev->link_info[n].dev, 0);
+			assert_int_equal(ev->link_info[n].ino, 0);
+			continue;
+		}
+		assert_int_equal(ev->link_info[n].dev, st.st_dev);
+		assert_int_equal(ev->link_info[n].ino, st.st_ino);
+	}
+}
+
+/* --namespaces: after each FORK (system-wide), after each COMM (thread map), as perf. */
+static void test_fake_namespaces(void **state)
+{
+	struct synth_paths paths = fake_paths();
+	struct collector c = { 0 };
+	struct thread_map *m;
+	struct synth_opts o;
+	int n;
+
+	for (n = 0; n < NR_NAMESPACES; n++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "proc/100/ns/%s", NS_NAMES[n]);
+		write_text(rel, NS_NAMES[n]);
+	}
+	opts_init(&o, ID_HDR);
+	o.paths = &paths;
+	o.namespaces = true;
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
+	check_stream(&c, ID_HDR);
+	/* FORK NAMESPACES COMM 5*MMAP2, FORK NAMESPACES COMM */
+	assert_int_equal(c.nr, 11);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_FORK);
+	check_namespaces(&c, 1, 100, 100, paths.proc);
+	assert_true(((const struct perf_record_namespaces *)c.recs[1].data)->link_info[0].ino != 0);
+	assert_int_equal(collector__hdr(&c, 2)->type, PERF_RECORD_COMM);
+	assert_int_equal(collector__hdr(&c, 8)->type, PERF_RECORD_FORK);
+	check_namespaces(&c, 9, 100, 101, paths.proc);	/* none readable: zeros */
+	assert_int_equal(collector__hdr(&c, 10)->type, PERF_RECORD_COMM);
+	collector__reset(&c);
+
+	m = tmap((pid_t[]){ 101 }, 1);
+	assert_int_equal(synthesize__thread_map(&o, m, collector__emit, &c), 0);
+	check_stream(&c, ID_HDR);
+	/* COMM NAMESPACES of 101, COMM NAMESPACES of 100, its 5 MMAP2 */
+	assert_int_equal(c.nr, 9);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_COMM);
+	check_namespaces(&c, 1, 100, 101, paths.proc);
+	assert_int_equal(collector__hdr(&c, 2)->type, PERF_RECORD_COMM);
+	check_namespaces(&c, 3, 100, 100, paths.proc);
+	free(m);
+	collector__reset(&c);
+
+	/* the forked workload: COMM then NAMESPACES */
+	assert_int_equal(synthesize__comm(&o, 100, collector__emit, &c), 0);
+	assert_int_equal(c.nr, 2);
+	assert_int_equal(collector__hdr(&c, 0)->type, PERF_RECORD_COMM);
+	check_namespaces(&c, 1, 100, 100, paths.proc);
+	collector__reset(&c);
+
+	/* off: none */
+	o.namespaces = false;
+	assert_int_equal(synthesize__process(&o, 100, collector__emit, &c), 0);
+	assert_int_equal(count_type(&c, PERF_RECORD_NAMESPACES), 0);
+	collector__reset(&c);
+}
+
+/* This process's namespaces: the device and inode of /proc/self/ns/NAME. */
+static void test_self_namespaces(void **state)
+{
+	struct collector c = { 0 };
+	struct synth_opts o;
+
+	opts_init(&o, 0);
+	o.namespaces = true;
+	assert_int_equal(synthesize__comm(&o, getpid(), collector__emit, &c), 0);
+	assert_int_equal(c.nr, 2);
+	check_stream(&c, 0);
+	check_namespaces(&c, 1, getpid(), getpid(), "/proc");
+	assert_true(((const struct perf_record_namespaces *)c.recs[1].data)->link_info[5].ino != 0);
+	collector__reset(&c);
+}
+
+static const struct perf_record_cgroup *cgroup_rec(const struct collector *c, size_t i)
+{
+	assert_int_equal(collector__hdr(c, i)->type, PERF_RECORD_CGROUP);
+	return (const void *)c->recs[i].data;
+}
+
+/* The file handle's 8 bytes, as perf and the kernel take a cgroup's id. */
+static u64 handle_id(const char *path)
+{
+	struct {
+		struct file_handle	fh;
+		u64			id;
+	} h = { .fh.handle_bytes = sizeof(u64) };
+	int mount_id;
+
+	assert_int_equal(name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0), 0);
+	return h.id;
+}
+
+/*
+ * The hierarchy perf walks: a v1 hierarchy with perf_event before any
+ * cgroup2; the root, then depth first, paths below the mount point.
+ */
+static void test_fake_cgroups(void **state)
+{
+	struct synth_paths paths = fake_paths();
+	struct collector c = { 0 };
+	struct synth_opts o;
+	char mounts[1024], mounts_path[PATH_MAX], *seen[4];
+	size_t i;
+
+	mkdirs(tpath("cg/v2"));
+	mkdirs(tpath("cg/pe/a/b"));
+	write_text("cg/pe/cgroup.procs", "");	/* files are not cgroups */
+	snprintf(mounts, sizeof(mounts),
+		 "cgroup2 %s cgroup2 rw,relatime 0 0\n"
+		 "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n"
+		 "cgroup %s cgroup rw,relatime,perf_event 0 0\n",
+		 tpath("cg/v2"), tpath("cg/pe"));
+	write_text("mounts-cg", mounts);
+	snprintf(mounts_path, sizeof(mounts_path), "%s", tpath("mounts-cg"));
+	paths.mounts = mounts_path;
+	opts_init(&o, ID_HDR);
+	o.paths = &paths;
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), 0);
+	check_stream(&c, ID_HDR);
+	assert_int_equal(c.nr, 3);
+	for (i = 0; i < 3; i++)
+		seen[i] = (char *)cgroup_rec(&c, i)->path;
+	assert_string_equal(seen[0], "/");
+	assert_string_equal(seen[1], "/a");
+	assert_string_equal(seen[2], "/a/b");
+	assert_int_equal(cgroup_rec(&c, 0)->id, handle_id(tpath("cg/pe")));
+	assert_int_equal(cgroup_rec(&c, 2)->id, handle_id(tpath("cg/pe/a/b")));
+	collector__reset(&c);
+
+	/* no perf_event hierarchy: the first cgroup2 */
+	snprintf(mounts, sizeof(mounts), "cgroup2 %s cgroup2 rw 0 0\ncgroup2 /x cgroup2 rw 0 0\n",
+		 tpath("cg/v2"));
+	write_text("mounts-cg", mounts);
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), 0);
+	assert_int_equal(c.nr, 1);
+	assert_string_equal(cgroup_rec(&c, 0)->path, "/");
+	collector__reset(&c);
+
+	/* none at all */
+	write_text("mounts-cg", "proc /proc proc rw 0 0\n");
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), -ENOENT);
+	assert_int_equal(c.nr, 0);
+
+	/* an emit error stops the walk and comes back */
+	snprintf(mounts, sizeof(mounts), "cgroup %s cgroup rw,perf_event 0 0\n", tpath("cg/pe"));
+	write_text("mounts-cg", mounts);
+	c.fail_at = 2;
+	c.fail_err = -ENOSPC;
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), -ENOSPC);
+	assert_int_equal(c.nr, 1);
+	collector__reset(&c);
+}
+
+/* This machine's cgroups: on cgroup2 (kernfs) a cgroup's id is its directory's inode. */
+static void test_real_cgroups(void **state)
+{
+	struct collector c = { 0 };
+	char root[PATH_MAX] = "", path[PATH_MAX * 2];
+	struct mntent *m;
+	struct synth_opts o;
+	struct stat st;
+	FILE *f = setmntent("/proc/mounts", "r");
+	size_t i;
+
+	while (f && (m = getmntent(f)))
+		if (!strcmp(m->mnt_type, "cgroup") && hasmntopt(m, "perf_event"))
+			break;
+	if (f && !m) {
+		rewind(f);
+		while ((m = getmntent(f)) && strcmp(m->mnt_type, "cgroup2"))
+			;
+	}
+	if (f && m)
+		snprintf(root, sizeof(root), "%s", m->mnt_dir);
+	if (f)
+		endmntent(f);
+	if (!root[0])
+		skip();
+	opts_init(&o, 8);
+	assert_int_equal(synthesize__cgroups(&o, collector__emit, &c), 0);
+	check_stream(&c, 8);
+	assert_true(c.nr >= 1);
+	assert_string_equal(cgroup_rec(&c, 0)->path, "/");
+	for (i = 0; i < c.nr; i++) {
+		const struct perf_record_cgroup *ev = cgroup_rec(&c, i);
+
+		snprintf(path, sizeof(path), "%s%s", root, ev->path);
+		if (stat(path, &st))
+			continue;	/* removed meanwhile */
+		assert_true(S_ISDIR(st.st_mode));
+		assert_int_equal(ev->id, st.st_ino);
+	}
+	collector__reset(&c);
+}
+
 /* A maps line longer than any buffer: cut, and the next line still read whole. */
 static void test_fake_long_line(void **state)
 {
@@ -1682,6 +1914,10 @@ int main(void)
 		cmocka_unit_test(test_fake_thread_map),
 		cmocka_unit_test(test_fake_timeout),
 		cmocka_unit_test(test_fake_long_line),
+		cmocka_unit_test(test_fake_namespaces),
+		cmocka_unit_test(test_self_namespaces),
+		cmocka_unit_test(test_fake_cgroups),
+		cmocka_unit_test(test_real_cgroups),
 		cmocka_unit_test(test_hugetlbfs_mountpoint),
 		cmocka_unit_test(test_kernel_real),
 		cmocka_unit_test(test_kernel_real_build_id),

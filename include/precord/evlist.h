@@ -115,6 +115,7 @@ enum evlist_fallback {
 	EVLIST_FALLBACK_CYCLES		= 1u << 13,	/* no PMU counts cycles: cpu-clock */
 	EVLIST_FALLBACK_WEAK_GROUP	= 1u << 14,	/* ":W": a group opened as single events */
 	EVLIST_FALLBACK_SKIP_CPUS	= 1u << 15,	/* CPUs that failed left out (skipped[]) */
+	EVLIST_FALLBACK_WEIGHT_STRUCT	= 1u << 16,	/* < 5.12: -W samples WEIGHT instead */
 };
 
 /* A CPU left out of the open (skip_failed_cpus), and the error it gave. */

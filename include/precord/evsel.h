@@ -68,6 +68,8 @@ struct evsel {
 	/* Tracepoints: subsystem and event name as in tracefs, else NULL. */
 	char			*tp_sys;
 	char			*tp_name;
+	/* --filter: a tracepoint filter or a PMU's address filters, else NULL. */
+	char			*filter;
 
 	/* Filled by evsel__open(): fds[cpu_idx * nr_threads + thread_idx]. */
 	int			*fds;
@@ -164,6 +166,14 @@ int evsel__enable_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thr
 int evsel__disable_cpu(struct evsel *evsel, int cpu_idx, int thread_from, int thread_to);
 int evsel__enable(struct evsel *evsel);
 int evsel__disable(struct evsel *evsel);
+/*
+ * --filter: add to the evsel's filter, as perf joins them: tracepoint
+ * filters "(old) && (new)", address filters "old,new". 0 or -ENOMEM.
+ */
+int evsel__append_filter(struct evsel *evsel, const char *filter);
+/* PERF_EVENT_IOC_SET_FILTER with evsel->filter on every open fd (none: 0); the first -errno. */
+int evsel__apply_filter(struct evsel *evsel);
+
 /*
  * PERF_FORMAT_LOST of the descriptor at (cpu_idx, thread_idx); with
  * PERF_FORMAT_GROUP the entry of this evsel's id in its group's read.

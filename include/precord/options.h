@@ -3,7 +3,8 @@
  * options.h — precord's command line, spelled and meaning what perf
  * record's does. Parsing only checks syntax and ranges; what depends on the
  * machine (events exist, CPUs online, pids alive, rate limits) is checked
- * when the recording is set up.
+ * when the recording is set up, save the XMM registers -I may name, which
+ * perf too asks the PMU about while parsing.
  */
 #ifndef PRECORD_OPTIONS_H
 #define PRECORD_OPTIONS_H
@@ -18,12 +19,23 @@ enum callgraph_mode {
 	CALLGRAPH_DWARF,
 };
 
-/* --synth, as perf's parse_synth_opt(); precord has no cgroup records. */
+/*
+ * --synth, as perf's parse_synth_opt(): a set of what to synthesize. "mmap"
+ * implies "task"; "cgroup" writes CGROUP records, and only with
+ * --all-cgroups (as perf, whose cgroup synthesis needs the cgroup events on).
+ */
 enum synth_mode {
-	SYNTH_ALL = 0,		/* all (default) */
-	SYNTH_NO,		/* no, none: nothing synthesized */
-	SYNTH_TASK,		/* task: COMM/FORK only, no MMAP2 */
-	SYNTH_MMAP,		/* mmap: COMM/FORK and MMAP2 ("mmap" implies "task" in perf) */
+	SYNTH_NO	= 0,		/* no, none: nothing of the tasks */
+	SYNTH_TASK	= 1u << 0,	/* task: COMM/FORK (and NAMESPACES) */
+	SYNTH_MMAP	= 1u << 1,	/* mmap: MMAP2 of the tasks' maps */
+	SYNTH_CGROUP	= 1u << 2,	/* cgroup: CGROUP of every cgroup */
+	SYNTH_ALL	= SYNTH_TASK | SYNTH_MMAP | SYNTH_CGROUP,	/* all (default) */
+};
+
+/* --filter: a filter for the evsels of the -e it follows (perf's parse_filter()). */
+struct record_filter {
+	int		event;			/* index in record_opts.events */
+	const char	*filter;		/* points into argv */
 };
 
 struct record_opts {
@@ -60,6 +72,7 @@ struct record_opts {
 	bool		buildid_mmap;		/* --buildid-mmap (default on); --no-buildid-mmap */
 	int		delay_ms;		/* -D; -1 = start disabled; 0 = none */
 	bool		no_inherit;		/* -i/--no-inherit */
+	bool		no_inherit_set;		/*   given (-t then keeps what it says) */
 	bool		group;			/* --group: all events in one group */
 	bool		clockid_set;		/* -k/--clockid */
 	int		clockid;
@@ -84,12 +97,50 @@ struct record_opts {
 	int		switch_max_files;	/* --switch-max-files; 0 = keep every file */
 	const char	*control;		/* --control=fd:CTL[,ACK] | fifo:CTL[,ACK] */
 
+	/*
+	 * What samples carry and what else is recorded: perf's record_opts
+	 * fields of the same names, applied as perf's evsel__config() does.
+	 */
+	bool		sample_address;		/* -d: ADDR, DATA_SRC, data mmaps */
+	bool		period;			/* -P: PERIOD; --no-period: none */
+	bool		period_set;		/*   either was given */
+	bool		sample_time;		/* -T (default on); --no-timestamp: no TIME */
+	bool		sample_time_set;	/*   either was given */
+	bool		inherit_stat;		/* -s: per-thread counts (PERF_RECORD_READ) */
+	bool		no_samples;		/* -n: counting only, no samples */
+	bool		raw_samples;		/* -R: TIME, RAW, CPU */
+	bool		sample_weight;		/* -W: WEIGHT_STRUCT */
+	bool		no_buildid_cache;	/* -N: precord never fills a cache anyway */
+	u64		sample_intr_regs;	/* -I[REGS]: sample_regs_intr; 0: off */
+	u64		sample_user_regs;	/* --user-regs[=REGS]: sample_regs_user; 0: off */
+	bool		sample_cpu;		/* --sample-cpu */
+	bool		sample_identifier;	/* --sample-identifier (precord's default) */
+	bool		sample_phys_addr;	/* --phys-data */
+	bool		sample_data_page_size;	/* --data-page-size */
+	bool		sample_code_page_size;	/* --code-page-size */
+	bool		sample_transaction;	/* --transaction */
+	bool		running_time;		/* --running-time */
+	bool		all_user;		/* --all-user: exclude_kernel on every event */
+	bool		all_kernel;		/* --all-kernel: exclude_user on every event */
+	bool		user_callchains;	/* --user-callchains: exclude_callchain_kernel */
+	bool		kernel_callchains;	/* --kernel-callchains: exclude_callchain_user */
+	bool		record_cgroup;		/* --all-cgroups: CGROUP samples and records */
+	bool		record_namespaces;	/* --namespaces: NAMESPACES records */
+	bool		strict_freq;		/* --strict-freq: -F above the limit is an error */
+	struct record_filter *filters;		/* --filter, in the order given */
+	int		nr_filters;
+
 	bool		system_wide;		/* -a */
 	const char	*cpu_list;		/* -C */
 	const char	*pid_list;		/* -p */
 	const char	*tid_list;		/* -t */
+	/*
+	 * --per-thread: one ring per thread, no CPU-wide events (perf ignores
+	 * it with -a or -C, and so does precord).
+	 */
+	bool		per_thread;
 
-	enum synth_mode	synth;			/* --synth */
+	unsigned int	synth;			/* --synth: SYNTH_* bits */
 	unsigned int	proc_map_timeout;	/* --proc-map-timeout, ms; default 500 */
 	int		nr_threads_synthesize;	/* --num-thread-synthesize; 0 = default */
 
@@ -126,6 +177,16 @@ void record_opts__exit(struct record_opts *opts);	/* frees what parse allocated 
  * together with -p/-t is allowed (it only sets how long to record), as in perf.
  */
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen);
+
+/*
+ * After parse: whether the rings are per thread (--per-thread with a task
+ * target; perf ignores it with -a or -C), and whether samples carry
+ * PERF_SAMPLE_TIME (perf's rule: unless --no-timestamp, or per-thread
+ * rings without -T; always with -R). Either one means one streaming thread
+ * and one file.
+ */
+bool record_opts__per_thread(const struct record_opts *opts);
+bool record_opts__sample_time(const struct record_opts *opts);
 
 /* The usage text. */
 void record_opts__usage(void);

@@ -73,6 +73,11 @@ int pmus__scan(struct pmus *pmus);
 const struct pmu_format *pmu__format(const struct pmu *pmu, const char *name);
 /* The named event (case-insensitive, as perf), or NULL. */
 const struct pmu_alias *pmu__alias(const struct pmu *pmu, const char *name);
+/*
+ * How many address filters the PMU whose events have this attr type takes
+ * (its nr_addr_filters under root, NULL: PMU_SYSFS_ROOT); 0 when none.
+ */
+int pmu__nr_addr_filters(const char *root, u32 type);
 
 /* "config1:0-7,32" into *field and *bits; 0 or -EINVAL. */
 int pmu_format__parse(const char *text, enum pmu_field *field, u64 *bits);

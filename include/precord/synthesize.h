@@ -65,6 +65,7 @@ struct synth_paths {
 	const char	*modules_dir;	/* "/lib/modules/$(uname -r)" (modules.dep) */
 	const char	*sys_module;	/* "/sys/module" (loaded modules' build ids) */
 	const char	*kernel_notes;	/* "/sys/kernel/notes" (the kernel's build id) */
+	const char	*mounts;	/* "/proc/mounts" (where the cgroups are) */
 };
 
 struct synth_opts {
@@ -75,6 +76,7 @@ struct synth_opts {
 	bool		no_mmap;		/* --synth=task: COMM/FORK only */
 	bool		no_task;		/* MMAP2 only. NB: perf's --synth=mmap
 						 * means task+mmap, i.e. neither flag */
+	bool		namespaces;		/* NAMESPACES per task (perf --namespaces) */
 
 	/* Optional (zero/NULL is fine for all of these). */
 	struct synth_stats	*stats;		/* timeouts, vanished tasks */
@@ -140,6 +142,16 @@ int synthesize__thread_map(const struct synth_opts *o, const struct thread_map *
 int synthesize__thread(const struct synth_opts *o, pid_t tid, synth_emit_fn emit, void *ctx);
 /* COMM only (the forked workload before it runs, as perf does). -ESRCH if gone. */
 int synthesize__comm(const struct synth_opts *o, pid_t tid, synth_emit_fn emit, void *ctx);
+
+/*
+ * One CGROUP record per cgroup (perf --all-cgroups): the hierarchy of the
+ * cgroup v1 perf_event controller, else of the first cgroup2 mount, walked
+ * depth first from its root ("/"), each with its id (the kernel's cgroup
+ * id, from name_to_handle_at) and its path below the mount point. -ENOENT:
+ * no cgroup hierarchy; a cgroup that cannot be read stops the walk there
+ * with its -errno (the records before it were emitted).
+ */
+int synthesize__cgroups(const struct synth_opts *o, synth_emit_fn emit, void *ctx);
 
 /*
  * One ID_INDEX entry per id of every evsel: {id, idx, cpu, tid} where idx is
@@ -247,6 +259,20 @@ struct perf_record_mmap2 {
 	u32				prot;
 	u32				flags;
 	char				filename[PATH_MAX];
+};
+
+/* link_info[] holds NR_NAMESPACES entries: net, uts, ipc, pid, user, mnt, cgroup (uapi). */
+struct perf_record_namespaces {
+	struct perf_event_header	header;
+	u32				pid, tid;
+	u64				nr_namespaces;
+	struct perf_ns_link_info	link_info[];
+};
+
+struct perf_record_cgroup {
+	struct perf_event_header	header;
+	u64				id;
+	char				path[PATH_MAX];
 };
 
 struct perf_record_id_index {
