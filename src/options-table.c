@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * options-table.c — the table of every option perf record has, in
+ * perf's --help order: its short and long name, whether it takes a value,
+ * its help line and its handler. perf's options precord lacks sit here too,
+ * marked OPT_UNSUPPORTED, so they are refused by name.
+ *
+ * Data flow: the scanner (options.c) looks names up in record_options[]; a flag
+ * (opt_bool) stores into the record_opts field its entry names; the
+ * other handlers live in options-sample.c, -target.c and -output.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#include "options-internal.h"
+
+static int opt_bool(struct parse_ctx *ctx, const struct opt_def *def,
+		    const char *arg, bool unset)
+{
+	*(bool *)((char *)ctx->opts + def->field) = !unset;
+	if (def->set_field)
+		*(bool *)((char *)ctx->opts + def->set_field) = true;
+	return 0;
+}
+
+static int opt_verbose(struct parse_ctx *ctx, const struct opt_def *def,
+		       const char *arg, bool unset)
+{
+	ctx->opts->verbose++;
+	return 0;
+}
+
+static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
+		    const char *arg, bool unset)
+{
+	record_opts__usage();
+	return 1;
+}
+
+static int opt_unsupported(struct parse_ctx *ctx, const struct opt_def *def,
+			   const char *arg, bool unset)
+{
+	char name[64];
+
+	return opt_error(ctx, -EINVAL, "option '%s' is not supported by precord yet",
+			 opt_name(def, name, sizeof(name)));
+}
+
+#define OPT_BOOL(s, l, member, h)						\
+	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE, NULL, h, opt_bool,			\
+	  offsetof(struct record_opts, member), 0 }
+/* A flag whose "given at all" perf keeps too (perf's OPT_BOOLEAN_SET). */
+#define OPT_BOOL_SET(s, l, member, set, h)					\
+	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE, NULL, h, opt_bool,			\
+	  offsetof(struct record_opts, member), offsetof(struct record_opts, set) }
+#define OPT_VALUE(s, l, an, fn, h)						\
+	{ s, l, OPT_ARG_REQUIRED, 0, an, h, fn, 0, 0 }
+#define OPT_PERF_ONLY(s, l)							\
+	{ s, l, OPT_ARG_NONE, OPT_NEGATABLE | OPT_UNSUPPORTED, NULL, NULL,	\
+	  opt_unsupported, 0, 0 }
+
+/* In perf's --help order: short names alphabetically, then long-only names. */
+const struct opt_def record_options[] = {
+	OPT_BOOL('a', "all-cpus", system_wide, "system-wide collection from all CPUs"),
+	OPT_PERF_ONLY('b', "branch-any"),
+	OPT_BOOL('B', "no-buildid", no_buildid, "do not collect buildids in perf.data"),
+	OPT_VALUE('c', "count", "<n>", opt_count, "event period to sample"),
+	OPT_VALUE('C', "cpu", "<cpu>", opt_cpu, "list of cpus to monitor"),
+	OPT_BOOL('d', "data", sample_address, "record the sample addresses"),
+	OPT_VALUE('D', "delay", "<ms>", opt_delay,
+		  "ms to wait before starting measurement (-1: start with events disabled)"),
+	OPT_VALUE('e', "event", "<event>", opt_event,
+		  "event selector. use 'perf list' to list available events"),
+	OPT_VALUE('F', "freq", "<freq or 'max'>", opt_freq, "profile at this frequency"),
+	{ 'g', NULL, OPT_ARG_NONE, 0, NULL,
+	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0, 0 },
+	OPT_PERF_ONLY('G', "cgroup"),
+	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0, 0 },
+	{ 'I', "intr-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
+	  "sample selected machine registers on interrupt, use '-I?' to list register names",
+	  opt_intr_regs, 0, 0 },
+	OPT_BOOL_SET('i', "no-inherit", no_inherit, no_inherit_set,
+		     "child tasks do not inherit counters"),
+	OPT_PERF_ONLY('j', "branch-filter"),
+	{ 'k', "clockid", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<clockid>",
+	  "clockid to use for events, see clock_gettime()", opt_clockid, 0, 0 },
+	OPT_VALUE('m', "mmap-pages", "<pages>", opt_mmap_pages,
+		  "number of mmap data pages, or a size with B/K/M/G"),
+	OPT_BOOL('N', "no-buildid-cache", no_buildid_cache,
+		 "do not update the buildid cache (precord never does)"),
+	OPT_BOOL('n', "no-samples", no_samples, "don't sample"),
+	OPT_VALUE('o', "output", "<file>", opt_output,
+		  "output file name (-: perf's pipe format to stdout)"),
+	OPT_BOOL_SET('P', "period", period, period_set, "record the sample period"),
+	OPT_VALUE('p', "pid", "<pid>", opt_pid, "record events on existing process id"),
+	OPT_BOOL('q', "quiet", quiet, "don't print any warnings or messages"),
+	OPT_BOOL('R', "raw-samples", raw_samples,
+		 "collect raw sample records from all opened counters"),
+	OPT_VALUE('r', "realtime", "<n>", opt_realtime,
+		  "collect data with this RT SCHED_FIFO priority"),
+	OPT_PERF_ONLY('S', "snapshot"),
+	OPT_BOOL('s', "stat", inherit_stat, "per thread counts"),
+	OPT_VALUE('t', "tid", "<tid>", opt_tid, "record events on existing thread id"),
+	OPT_BOOL_SET('T', "timestamp", sample_time, sample_time_set,
+		     "record the sample timestamps"),
+	OPT_PERF_ONLY('u', "uid"),
+	{ 'v', "verbose", OPT_ARG_NONE, 0, NULL, "be more verbose (repeat for more)",
+	  opt_verbose, 0, 0 },
+	OPT_BOOL('W', "weight", sample_weight, "sample by weight (on special events only)"),
+	{ 'z', "compression-level", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
+	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0, 0 },
+	OPT_PERF_ONLY(0, "affinity"),
+	{ 0, "aio", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
+	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0, 0 },
+	OPT_BOOL(0, "all-cgroups", record_cgroup, "record cgroup events"),
+	OPT_BOOL(0, "all-kernel", all_kernel, "configure all used events to run in kernel space"),
+	OPT_BOOL(0, "all-user", all_user, "configure all used events to run in user space"),
+	OPT_PERF_ONLY(0, "aux-sample"),
+	OPT_PERF_ONLY(0, "buildid-all"),
+	OPT_BOOL(0, "buildid-mmap", buildid_mmap,
+		 "record build ids in mmap events (default; --no-buildid-mmap: don't)"),
+	{ 0, "call-graph", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<fp[,depth]|dwarf[,size]>",
+	  "setup and enables call-graph recording (dwarf size default 8192, max 65528)",
+	  opt_call_graph, 0, 0 },
+	OPT_PERF_ONLY(0, "clang-opt"),
+	OPT_PERF_ONLY(0, "clang-path"),
+	OPT_BOOL(0, "code-page-size", sample_code_page_size,
+		 "record the sampled code address (ip) page size"),
+	OPT_VALUE(0, "control", "fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]", opt_control,
+		  "listen on ctl for enable, disable, snapshot, stop and ping; ack on ack"),
+	OPT_BOOL(0, "data-page-size", sample_data_page_size,
+		 "record the sampled data address data page size"),
+	OPT_PERF_ONLY(0, "debuginfod"),
+	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
+	OPT_PERF_ONLY(0, "exclude-perf"),
+	OPT_VALUE(0, "filter", "<filter>", opt_filter,
+		  "event filter, for the events of the -e before it"),
+	OPT_BOOL(0, "group", group, "put the counters into a counter group"),
+	OPT_PERF_ONLY(0, "kcore"),
+	OPT_BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),
+	OPT_PERF_ONLY(0, "max-size"),
+	OPT_BOOL(0, "mmap-output", mmap_output,
+		 "write through a shared mapping of the file, 64 MiB at a time, instead of write()"),
+	OPT_VALUE(0, "mmap-flush", "<size>", opt_mmap_flush,
+		  "the fewest bytes taken from a ring at once (default 1, at most a quarter of it)"),
+	OPT_BOOL(0, "namespaces", record_namespaces, "record namespaces events"),
+	OPT_PERF_ONLY(0, "no-bpf-event"),
+	OPT_BOOL(0, "no-merge", no_merge,
+		 "keep perf's directory layout (data + data.N) instead of merging"),
+	OPT_BOOL(0, "no-realtime", no_realtime,
+		 "streaming threads at normal priority (default: SCHED_FIFO 10 when permitted)"),
+	OPT_PERF_ONLY(0, "no-buffering"),
+	OPT_VALUE(0, "num-thread-synthesize", "<n>", opt_nr_threads_synth,
+		  "number of threads to run for event synthesis"),
+	OPT_PERF_ONLY(0, "off-cpu"),
+	OPT_BOOL(0, "overwrite", overwrite,
+		 "flight recorder: overwritable rings, written only at a snapshot and at exit"),
+	OPT_BOOL(0, "per-thread", per_thread, "use per-thread mmaps"),
+	OPT_BOOL(0, "phys-data", sample_phys_addr, "record the sample physical addresses"),
+	OPT_VALUE(0, "proc-map-timeout", "<ms>", opt_proc_map_timeout,
+		  "per thread proc mmap processing timeout in ms (default 500)"),
+	OPT_BOOL(0, "running-time", running_time,
+		 "record running/enabled time of read (:S) events"),
+	OPT_BOOL(0, "sample-cpu", sample_cpu, "record the sample cpu"),
+	OPT_BOOL(0, "sample-identifier", sample_identifier,
+		 "record the sample identifier (always recorded by precord)"),
+	OPT_BOOL(0, "strict-freq", strict_freq, "fail if the specified frequency can't be used"),
+	OPT_BOOL(0, "switch-events", switch_events, "record context switch events"),
+	OPT_VALUE(0, "switch-max-files", "<n>", opt_switch_max_files,
+		  "keep only the newest n files of --switch-output"),
+	{ 0, "switch-output", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<signal|size|time>",
+	  "write FILE.<timestamp> on SIGUSR2 (default), every SIZE (B/K/M/G) or TIME (s/m/h/d)",
+	  opt_switch_output, 0, 0 },
+	OPT_PERF_ONLY(0, "switch-output-event"),
+	OPT_VALUE(0, "synth", "<no|all|task|mmap|cgroup>", opt_synth,
+		  "fine-tune event synthesis: default=all"),
+	OPT_PERF_ONLY(0, "tail-synthesize"),
+	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
+	  "streaming threads: adaptive[:MAX] (default), cpu, core, package, numa or masks; --no-threads: one",
+	  opt_threads, 0, 0 },
+	OPT_PERF_ONLY(0, "timestamp-boundary"),
+	OPT_PERF_ONLY(0, "timestamp-filename"),
+	OPT_BOOL(0, "transaction", sample_transaction,
+		 "sample transaction flags (special events only)"),
+	OPT_BOOL(0, "user-callchains", user_callchains, "collect user callchains"),
+	{ 0, "user-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
+	  "sample selected machine registers in user space, use '--user-regs=?' to list register names",
+	  opt_user_regs, 0, 0 },
+	OPT_PERF_ONLY(0, "vmlinux"),
+};
+
+const size_t nr_record_options = ARRAY_SIZE(record_options);

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * options-target.c — the options that say what is recorded and when:
+ * -C, -p, -t, -D/--delay, -k/--clockid, -r/--realtime.
+ *
+ * Data flow: each handler checks the form of its value (a CPU list, pids, a
+ * clock name) and stores it in struct record_opts; whether those CPUs
+ * and tasks exist is the set-up's to check.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#include "options-internal.h"
+
+int opt_delay(struct parse_ctx *ctx, const struct opt_def *def,
+	      const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (!strcmp(arg, "-1")) {
+		ctx->opts->delay_ms = -1;
+		return 0;
+	}
+	if (isdigit((unsigned char)arg[0]) && strpbrk(arg, "-,"))
+		return opt_error(ctx, -EINVAL,
+				 "time ranges for -D/--delay ('%s') are not supported by precord yet", arg);
+	if (parse_unsigned(arg, 10, INT_MAX, &v))
+		return bad_value(ctx, def, arg,
+				 "expected milliseconds, or -1 to start with events disabled");
+	ctx->opts->delay_ms = (int)v;
+	return 0;
+}
+
+/* perf's clockid names, case-insensitive, with an optional CLOCK_ prefix. */
+static const struct {
+	const char	*name;
+	int		clockid;
+} clockids[] = {
+	{ "monotonic",		CLOCK_MONOTONIC },
+	{ "monotonic_raw",	CLOCK_MONOTONIC_RAW },
+	{ "realtime",		CLOCK_REALTIME },
+	{ "boottime",		CLOCK_BOOTTIME },
+	{ "tai",		CLOCK_TAI },
+	{ "mono",		CLOCK_MONOTONIC },
+	{ "raw",		CLOCK_MONOTONIC_RAW },
+	{ "real",		CLOCK_REALTIME },
+	{ "boot",		CLOCK_BOOTTIME },
+};
+
+int opt_clockid(struct parse_ctx *ctx, const struct opt_def *def,
+		const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	const char *name = arg;
+	unsigned long long v;
+	size_t i;
+
+	if (unset) {
+		opts->clockid_set = false;
+		return 0;
+	}
+	if (opts->clockid_set)
+		return opt_error(ctx, -EINVAL,
+				 "-k/--clockid given twice ('%s'): give one clock", arg);
+	if (parse_unsigned(arg, 10, INT_MAX, &v) == 0) {
+		struct timespec res;
+
+		/* as perf: a clock this kernel does not have is refused, not dropped */
+		if (clock_getres((clockid_t)v, &res) < 0)
+			return bad_value(ctx, def, arg, "no such clock on this machine; use monotonic, "
+					 "monotonic_raw, realtime, boottime or tai");
+		opts->clockid = (int)v;
+		opts->clockid_set = true;
+		return 0;
+	}
+	if (!strncasecmp(name, "CLOCK_", 6))
+		name += 6;
+	for (i = 0; i < ARRAY_SIZE(clockids); i++) {
+		if (!strcasecmp(name, clockids[i].name)) {
+			opts->clockid = clockids[i].clockid;
+			opts->clockid_set = true;
+			return 0;
+		}
+	}
+	return bad_value(ctx, def, arg,
+			 "unknown clockid; use monotonic, monotonic_raw, realtime, boottime, tai or a number");
+}
+
+int opt_realtime(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (parse_unsigned(arg, 10, 99, &v) || v < 1)
+		return bad_value(ctx, def, arg, "expected a SCHED_FIFO priority from 1 to 99");
+	ctx->opts->realtime_prio = (int)v;
+	return 0;
+}
+
+int opt_cpu(struct parse_ctx *ctx, const struct opt_def *def,
+	    const char *arg, bool unset)
+{
+	int err = cpu_map__check_list(arg);
+
+	if (err == -ENOMEM)
+		return opt_error(ctx, err, "out of memory parsing -C/--cpu '%s'", arg);
+	if (err)
+		return opt_error(ctx, -EINVAL,
+				 "invalid CPU list '%s' for -C/--cpu: expected CPU numbers and ranges such as 0-3,6",
+				 arg);
+	ctx->opts->cpu_list = arg;
+	return 0;
+}
+
+int opt_pid(struct parse_ctx *ctx, const struct opt_def *def,
+	    const char *arg, bool unset)
+{
+	if (thread_map__check_list(arg))
+		return opt_error(ctx, -EINVAL,
+				 "invalid pid list '%s' for -p/--pid: expected process ids such as 1234,5678",
+				 arg);
+	ctx->opts->pid_list = arg;
+	return 0;
+}
+
+int opt_tid(struct parse_ctx *ctx, const struct opt_def *def,
+	    const char *arg, bool unset)
+{
+	if (thread_map__check_list(arg))
+		return opt_error(ctx, -EINVAL,
+				 "invalid tid list '%s' for -t/--tid: expected thread ids such as 1234,5678",
+				 arg);
+	ctx->opts->tid_list = arg;
+	return 0;
+}
