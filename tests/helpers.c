@@ -241,3 +241,94 @@ const struct perf_event_header *collector__hdr(const struct collector *c, size_t
 {
 	return (const struct perf_event_header *)c->recs[i].data;
 }
+
+/* ---- a command line parsed into struct record_opts ---- */
+
+int parsed__parse(struct parsed *p, const char *const *args)
+{
+	int i;
+
+	record_opts__exit(&p->opts);
+	record_opts__init(&p->opts);
+	p->argv[0] = "precord";
+	for (i = 0; args[i]; i++) {
+		assert_true(i < PARSED_MAX_ARGS);
+		p->argv[i + 1] = (char *)args[i];
+	}
+	p->argc = i + 1;
+	p->argv[p->argc] = NULL;
+	memset(p->err, 'x', sizeof(p->err) - 1);
+	p->err[sizeof(p->err) - 1] = '\0';
+	p->ret = record_opts__parse(&p->opts, p->argc, p->argv, p->err, sizeof(p->err));
+	return p->ret;
+}
+
+int parsed__setup(void **state)
+{
+	struct parsed *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	record_opts__init(&p->opts);
+	*state = p;
+	return 0;
+}
+
+int parsed__teardown(void **state)
+{
+	struct parsed *p = *state;
+
+	record_opts__exit(&p->opts);
+	free(p);
+	return 0;
+}
+
+void parsed__assert_ok(const struct parsed *p)
+{
+	if (p->ret != 0)
+		fail_msg("parse returned %d: %s", p->ret, p->err);
+}
+
+char *parsed__capture(struct parsed *p, int fd, const char *const *args)
+{
+	char path[] = "/tmp/precord-test-capture.XXXXXX";
+	int tmp = mkstemp(path), saved;
+	static char buf[16384];
+	ssize_t n;
+
+	assert_true(tmp >= 0);
+	unlink(path);
+	fflush(fd == 1 ? stdout : stderr);
+	saved = dup(fd);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(tmp, fd), fd);
+	parsed__parse(p, args);
+	fflush(fd == 1 ? stdout : stderr);
+	assert_int_equal(dup2(saved, fd), fd);
+	close(saved);
+	n = pread(tmp, buf, sizeof(buf) - 1, 0);
+	close(tmp);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+void parsed__assert_bad(struct parsed *p, const struct bad_case *cases, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		const struct bad_case *c = &cases[i];
+
+		parsed__parse(p, c->args);
+		if (p->ret != -EINVAL)
+			fail_msg("case %zu (%s %s): returned %d, want -EINVAL (%s)", i,
+				 c->args[0], c->args[1] ? c->args[1] : "", p->ret, p->err);
+		if (!strstr(p->err, c->needle))
+			fail_msg("case %zu (%s %s): message \"%s\" lacks \"%s\"", i,
+				 c->args[0], c->args[1] ? c->args[1] : "", p->err, c->needle);
+		if (strchr(p->err, '\n') || !p->err[0] || strlen(p->err) > 200)
+			fail_msg("case %zu: not one short line: \"%s\"", i, p->err);
+		if (!strncmp(p->err, "precord:", 8))
+			fail_msg("case %zu: the caller adds the prefix: \"%s\"", i, p->err);
+	}
+}

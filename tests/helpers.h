@@ -15,6 +15,7 @@
 #include "precord/perf-file.h"
 #include "precord/cpumap.h"
 #include "precord/evlist.h"
+#include "precord/options.h"
 
 /* ---- a temporary directory ---- */
 
@@ -106,5 +107,45 @@ int collector__emit(void *ctx, const void *record, size_t size);
 /* Every record freed; the collector empty and bound to this thread again. */
 void collector__reset(struct collector *c);
 const struct perf_event_header *collector__hdr(const struct collector *c, size_t i);
+
+/* ---- a command line parsed into struct record_opts ---- */
+
+#define PARSED_MAX_ARGS	16
+
+struct parsed {
+	struct record_opts	opts;
+	char			*argv[PARSED_MAX_ARGS + 2];
+	int			argc;
+	char			err[512];
+	int			ret;
+};
+
+/*
+ * Parse "precord ARGS..." (a NULL-terminated list) into p->opts, afresh;
+ * the error buffer is filled with 'x' first, so a message must end itself.
+ */
+int parsed__parse(struct parsed *p, const char *const *args);
+#define PARSE(p, ...)	parsed__parse(p, (const char *const[]){ __VA_ARGS__, NULL })
+#define PARSE0(p)	parsed__parse(p, (const char *const[]){ NULL })
+/* cmocka fixture: *state a struct parsed with its opts initialized. */
+int parsed__setup(void **state);
+int parsed__teardown(void **state);
+/* The last parse succeeded (the test fails with its message otherwise). */
+void parsed__assert_ok(const struct parsed *p);
+
+/* Parse ARGS with fd 1 or 2 sent to a file; returns what was written there (a static buffer). */
+char *parsed__capture(struct parsed *p, int fd, const char *const *args);
+
+/* A command line that must be refused, and a piece of the one line that says why. */
+struct bad_case {
+	const char	*args[6];
+	const char	*needle;
+};
+
+/*
+ * Each case is refused with -EINVAL and one short line holding its needle,
+ * without the "precord:" prefix the caller adds.
+ */
+void parsed__assert_bad(struct parsed *p, const struct bad_case *cases, size_t nr);
 
 #endif /* PRECORD_TESTS_HELPERS_H */

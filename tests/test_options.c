@@ -19,65 +19,7 @@
 #include <cmocka.h>
 
 #include "precord/options.h"
-
-#define MAX_ARGS	16
-
-struct parsed {
-	struct record_opts	opts;
-	char			*argv[MAX_ARGS + 2];
-	int			argc;
-	char			err[512];
-	int			ret;
-};
-
-/* Parse "precord ARGS..." (a NULL-terminated list). */
-static int parse_list(struct parsed *p, const char *const *args)
-{
-	int i;
-
-	record_opts__exit(&p->opts);
-	record_opts__init(&p->opts);
-	p->argv[0] = "precord";
-	for (i = 0; args[i]; i++) {
-		assert_true(i < MAX_ARGS);
-		p->argv[i + 1] = (char *)args[i];
-	}
-	p->argc = i + 1;
-	p->argv[p->argc] = NULL;
-	memset(p->err, 'x', sizeof(p->err) - 1);
-	p->err[sizeof(p->err) - 1] = '\0';
-	p->ret = record_opts__parse(&p->opts, p->argc, p->argv, p->err, sizeof(p->err));
-	return p->ret;
-}
-
-#define PARSE(p, ...)	parse_list(p, (const char *const[]){ __VA_ARGS__, NULL })
-#define PARSE0(p)	parse_list(p, (const char *const[]){ NULL })
-
-static int setup(void **state)
-{
-	struct parsed *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return -1;
-	record_opts__init(&p->opts);
-	*state = p;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct parsed *p = *state;
-
-	record_opts__exit(&p->opts);
-	free(p);
-	return 0;
-}
-
-static void assert_ok(struct parsed *p)
-{
-	if (p->ret != 0)
-		fail_msg("parse returned %d: %s", p->ret, p->err);
-}
+#include "helpers.h"
 
 /* ---- defaults ---------------------------------------------------------- */
 
@@ -112,7 +54,7 @@ static void test_defaults(void **state)
 
 	/* nothing on the line: perf's defaults, and system-wide as perf */
 	PARSE0(p);
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.freq, 4000);
 	assert_string_equal(p->opts.output, "perf.data");
 	assert_true(p->opts.buildid_mmap);
@@ -135,22 +77,22 @@ static void test_freq_spellings(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
-		parse_list(p, spellings[i]);
-		assert_ok(p);
+		parsed__parse(p, spellings[i]);
+		parsed__assert_ok(p);
 		assert_int_equal(p->opts.freq, 99);
 		assert_true(p->opts.freq_set);
 		assert_false(p->opts.freq_max);
 		assert_int_equal(p->opts.argc, 0);
 	}
 	PARSE(p, "-F", "max");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.freq_max);
 	assert_true(p->opts.freq_set);
 	PARSE(p, "--freq=MAX");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.freq_max);
 	PARSE(p, "-F", "max", "-F", "1000");	/* the last one counts */
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.freq_max);
 	assert_int_equal(p->opts.freq, 1000);
 }
@@ -160,7 +102,7 @@ static void test_events_accumulate(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-e", "cpu-clock", "-ecs", "--event=sched:*", "--event", "a,b:u", "--ev=x");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.nr_events, 5);
 	assert_string_equal(p->opts.events[0], "cpu-clock");
 	assert_string_equal(p->opts.events[1], "cs");
@@ -176,27 +118,27 @@ static void test_clustered_flags(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-ag");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.system_wide);
 	assert_int_equal(p->opts.callgraph, CALLGRAPH_FP);
 
 	PARSE(p, "-aF99");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.system_wide);
 	assert_int_equal(p->opts.freq, 99);
 
 	PARSE(p, "-vvv", "-qi");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.verbose, 3);
 	assert_true(p->opts.quiet);
 	assert_true(p->opts.no_inherit);
 
 	PARSE(p, "-agc", "1000");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.count, 1000);
 
 	PARSE(p, "-v", "--verbose", "-v");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.verbose, 3);
 }
 
@@ -205,54 +147,54 @@ static void test_call_graph(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-g");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.callgraph, CALLGRAPH_FP);
 	assert_int_equal(p->opts.max_stack, 0);
 
 	PARSE(p, "--call-graph", "dwarf");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.callgraph, CALLGRAPH_DWARF);
 	assert_int_equal(p->opts.dwarf_stack_size, 8192);
 
 	PARSE(p, "--call-graph=dwarf,4096");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.dwarf_stack_size, 4096);
 
 	PARSE(p, "--call-graph=dwarf,13");	/* rounded up to 8 bytes, as perf */
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.dwarf_stack_size, 16);
 
 	PARSE(p, "--call-graph=dwarf,0x100");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.dwarf_stack_size, 256);
 
 	PARSE(p, "--call-graph=dwarf,65528");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.dwarf_stack_size, 65528);
 
 	PARSE(p, "--call-graph=dwarf,65521");	/* rounds up to the maximum */
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.dwarf_stack_size, 65528);
 
 	PARSE(p, "--call-graph=dwarf,");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.dwarf_stack_size, 8192);
 
 	PARSE(p, "--call-graph", "fp,32");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.callgraph, CALLGRAPH_FP);
 	assert_int_equal(p->opts.max_stack, 32);
 
 	/* -g after --call-graph keeps the mode chosen, as perf */
 	PARSE(p, "--call-graph", "dwarf", "-g");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.callgraph, CALLGRAPH_DWARF);
 	PARSE(p, "-g", "--call-graph", "dwarf");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.callgraph, CALLGRAPH_DWARF);
 
 	PARSE(p, "-g", "--no-call-graph");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.callgraph, CALLGRAPH_NONE);
 }
 
@@ -261,14 +203,14 @@ static void test_count(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-c", "1000");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.count, 1000);
 	assert_false(p->opts.freq_set);
 	PARSE(p, "--count=0x10");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.count, 16);
 	PARSE(p, "-c18446744073709551615");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.count == 18446744073709551615ULL);
 }
 
@@ -278,12 +220,12 @@ static void test_mmap_pages_option(void **state)
 	long page = sysconf(_SC_PAGESIZE);
 
 	PARSE(p, "-m", "16");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.mmap_pages, 16);
 	assert_string_equal(p->opts.notes, "");
 
 	PARSE(p, "-q", "-m", "3");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.mmap_pages, 4);
 	assert_non_null(strstr(p->opts.notes, "rounding mmap pages size to "));
 	assert_non_null(strstr(p->opts.notes, "(4 pages)"));
@@ -291,19 +233,19 @@ static void test_mmap_pages_option(void **state)
 		assert_string_equal(p->opts.notes, "rounding mmap pages size to 16K (4 pages)\n");
 
 	PARSE(p, "--mmap-pages=1M");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.mmap_pages, (1 << 20) / page);
 
 	PARSE(p, "-m4K,");			/* an empty AUX size is no AUX size */
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.mmap_pages, 4096 >= page ? 4096 / page : 1);
 
 	if (page == 4096) {
 		PARSE(p, "-q", "-m", "200");
-		assert_ok(p);
+		parsed__assert_ok(p);
 		assert_string_equal(p->opts.notes, "rounding mmap pages size to 1024K (256 pages)\n");
 		PARSE(p, "-q", "-m", "1025K");
-		assert_ok(p);
+		parsed__assert_ok(p);
 		assert_string_equal(p->opts.notes, "rounding mmap pages size to 2M (512 pages)\n");
 	}
 }
@@ -348,7 +290,7 @@ static void test_flags(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-q", "--dry-run", "-B", "--switch-events", "-i", "-a");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.quiet);
 	assert_true(p->opts.dry_run);
 	assert_true(p->opts.no_buildid);
@@ -357,7 +299,7 @@ static void test_flags(void **state)
 	assert_true(p->opts.system_wide);
 
 	PARSE(p, "--quiet", "--no-buildid", "--no-inherit", "--all-cpus");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.quiet);
 	assert_true(p->opts.no_buildid);
 	assert_true(p->opts.no_inherit);
@@ -365,16 +307,16 @@ static void test_flags(void **state)
 
 	/* negations, perf's way: --no-NAME, and NAME for a "no-" option */
 	PARSE(p, "-B", "--buildid", "-i", "--inherit", "--switch-events", "--no-switch-events");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.no_buildid);
 	assert_false(p->opts.no_inherit);
 	assert_false(p->opts.switch_events);
 
 	PARSE(p, "--no-buildid-mmap");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.buildid_mmap);
 	PARSE(p, "--no-buildid-mmap", "--buildid-mmap");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.buildid_mmap);
 }
 
@@ -383,26 +325,26 @@ static void test_output(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-o", "out.data");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.output, "out.data");
 	PARSE(p, "--output=/tmp/x y.data");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.output, "/tmp/x y.data");
 	PARSE(p, "-oa.data", "-o", "b.data");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.output, "b.data");
 	assert_true(p->opts.output_set);
 	/* perf's pipe mode: the stream to stdout */
 	PARSE(p, "-o", "-");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.output, "-");
 	assert_true(p->opts.output_set);
 	PARSE(p, "-o-", "--", "true");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.output, "-");
 	/* not given: the default, which set-up turns into a pipe when stdout is one */
 	PARSE(p, "--", "true");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.output, "perf.data");
 	assert_false(p->opts.output_set);
 }
@@ -412,16 +354,16 @@ static void test_delay(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-D", "100");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.delay_ms, 100);
 	PARSE(p, "-D", "-1");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.delay_ms, -1);
 	PARSE(p, "-D-1");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.delay_ms, -1);
 	PARSE(p, "--delay=0");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.delay_ms, 0);
 }
 
@@ -445,20 +387,20 @@ static void test_clockid(void **state)
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		PARSE(p, "-k", names[i].name);
-		assert_ok(p);
+		parsed__assert_ok(p);
 		assert_true(p->opts.clockid_set);
 		if (p->opts.clockid != names[i].id)
 			fail_msg("-k %s: clockid %d, want %d", names[i].name,
 				 p->opts.clockid, names[i].id);
 	}
 	PARSE(p, "--clockid=raw");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.clockid, CLOCK_MONOTONIC_RAW);
 	PARSE(p, "-kmono");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.clockid, CLOCK_MONOTONIC);
 	PARSE(p, "-k", "mono", "--no-clockid");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.clockid_set);
 }
 
@@ -467,13 +409,13 @@ static void test_realtime(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-r", "1");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.realtime_prio, 1);
 	PARSE(p, "--realtime=99");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.realtime_prio, 99);
 	PARSE(p, "-r50");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.realtime_prio, 50);
 }
 
@@ -483,40 +425,40 @@ static void test_threads(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-a");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_null(p->opts.threads_spec);
 	assert_false(p->opts.no_threads);
 	assert_false(p->opts.no_merge);
 	assert_false(p->opts.no_realtime);
 
 	PARSE(p, "--threads");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.threads_spec, "cpu");
 	PARSE(p, "--threads=");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.threads_spec, "cpu");
 	PARSE(p, "--threads=numa", "--no-merge", "--no-realtime");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.threads_spec, "numa");
 	assert_true(p->opts.no_merge);
 	assert_true(p->opts.no_realtime);
 	PARSE(p, "--threads=0-1/0-1:2/2");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.threads_spec, "0-1/0-1:2/2");
 	PARSE(p, "--threads=core", "--no-threads");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.no_threads);
 	assert_null(p->opts.threads_spec);
 	PARSE(p, "--mmap-output");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.mmap_output);
 	PARSE(p, "--mmap-output", "--no-mmap-output", "--aio");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.mmap_output);
 	assert_int_equal(p->opts.aio, 1);
 	/* An optional value is never the next word: that starts the command. */
 	PARSE(p, "--threads", "numa");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.threads_spec, "cpu");
 	assert_int_equal(p->opts.argc, 1);
 	assert_string_equal(p->opts.argv[0], "numa");
@@ -528,28 +470,28 @@ static void test_writer_options(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-a");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.comp_level, 0);
 	assert_int_equal(p->opts.aio, 0);
 	assert_int_equal(p->opts.mmap_flush, 0);
 	PARSE(p, "-z");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.comp_level, 1);
 	PARSE(p, "-z3", "--aio");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.comp_level, 3);
 	assert_int_equal(p->opts.aio, 1);
 	PARSE(p, "--compression-level=22", "--aio=4", "--mmap-flush=64K");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.comp_level, 22);
 	assert_int_equal(p->opts.aio, 4);
 	assert_int_equal(p->opts.mmap_flush, 65536);
 	/* any size, as perf: the rings cap it at a quarter of one */
 	PARSE(p, "--mmap-flush=4G");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.mmap_flush, UINT_MAX);
 	PARSE(p, "--mmap-flush", "4096", "-z", "--no-compression-level");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.mmap_flush, 4096);
 	assert_int_equal(p->opts.comp_level, 0);
 }
@@ -560,48 +502,48 @@ static void test_flight_recorder(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-a");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.overwrite);
 	assert_false(p->opts.switch_output);
 	assert_null(p->opts.control);
 	PARSE(p, "--overwrite", "--switch-output");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.overwrite);
 	assert_true(p->opts.switch_output);
 	assert_true(p->opts.switch_signal);
 	PARSE(p, "--switch-output=signal", "--switch-max-files=3");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.switch_signal);
 	assert_int_equal(p->opts.switch_max_files, 3);
 	PARSE(p, "--switch-output=100M");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.switch_signal);
 	assert_int_equal(p->opts.switch_size, 100ULL << 20);
 	PARSE(p, "--switch-output=3B");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.switch_size, 3);
 	PARSE(p, "--switch-output=2G");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.switch_size, 2ULL << 30);
 	PARSE(p, "--switch-output=30s");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.switch_secs, 30);
 	assert_int_equal(p->opts.switch_size, 0);
 	PARSE(p, "--switch-output=2m");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.switch_secs, 120);
 	PARSE(p, "--switch-output=1h", "--switch-output=1d");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.switch_secs, 86400);
 	PARSE(p, "--switch-output=1M", "--no-switch-output");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.switch_output);
 	assert_int_equal(p->opts.switch_size, 0);
 	PARSE(p, "--control=fifo:/tmp/ctl,/tmp/ack", "--control", "fd:3");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.control, "fd:3");
 	PARSE(p, "--overwrite", "--no-overwrite", "--no-threads");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.overwrite);
 }
 
@@ -628,16 +570,16 @@ static void test_synth_and_synthesis(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		PARSE(p, cases[i].arg);
-		assert_ok(p);
+		parsed__assert_ok(p);
 		if ((int)p->opts.synth != cases[i].mode)
 			fail_msg("%s: mode %d, want %d", cases[i].arg, p->opts.synth, cases[i].mode);
 	}
 	PARSE(p, "--synth", "task");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.synth, SYNTH_TASK);
 
 	PARSE(p, "--proc-map-timeout=1000", "--num-thread-synthesize", "4");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.proc_map_timeout, 1000);
 	assert_int_equal(p->opts.nr_threads_synthesize, 4);
 }
@@ -647,45 +589,45 @@ static void test_targets(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-C", "0-1,3");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.cpu_list, "0-1,3");
 	assert_false(p->opts.system_wide);	/* a CPU target is a target */
 
 	PARSE(p, "-a", "-C", "0");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.system_wide);
 	assert_string_equal(p->opts.cpu_list, "0");
 
 	PARSE(p, "-p", "1,2");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.pid_list, "1,2");
 	assert_false(p->opts.system_wide);
 
 	PARSE(p, "--tid=3");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.tid_list, "3");
 	assert_false(p->opts.system_wide);
 
 	/* perf's target__validate(): -p/-t win over -a and -C, with a warning */
 	PARSE(p, "-q", "-p", "1", "-a");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.system_wide);
 	assert_non_null(strstr(p->opts.notes, "PID/TID switch overriding SYSTEM"));
 
 	PARSE(p, "-q", "-t", "1", "-C", "0");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_null(p->opts.cpu_list);
 	assert_non_null(strstr(p->opts.notes, "PID/TID switch overriding CPU"));
 
 	PARSE(p, "-q", "-p", "1", "-t", "2");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.pid_list, "1");
 	assert_null(p->opts.tid_list);
 	assert_non_null(strstr(p->opts.notes, "overriding -t/--tid 2"));
 
 	/* a command together with -p is allowed, as in perf */
 	PARSE(p, "-p", "1", "--", "sleep", "1");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_string_equal(p->opts.pid_list, "1");
 	assert_int_equal(p->opts.argc, 2);
 	assert_false(p->opts.system_wide);
@@ -698,7 +640,7 @@ static void test_command_split(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-a", "--", "sleep", "1");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.system_wide);
 	assert_int_equal(p->opts.argc, 2);
 	assert_string_equal(p->opts.argv[0], "sleep");
@@ -707,7 +649,7 @@ static void test_command_split(void **state)
 
 	/* the first non-option word starts the command; its options are its own */
 	PARSE(p, "-F", "99", "ls", "-l");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.freq, 99);
 	assert_false(p->opts.system_wide);
 	assert_int_equal(p->opts.argc, 2);
@@ -715,40 +657,40 @@ static void test_command_split(void **state)
 	assert_string_equal(p->opts.argv[1], "-l");
 
 	PARSE(p, "ls", "-F", "99");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.freq, 4000);
 	assert_int_equal(p->opts.argc, 3);
 
 	PARSE(p, "--");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.argc, 0);
 	assert_true(p->opts.system_wide);
 
 	PARSE(p, "--", "-a");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.system_wide);
 	assert_int_equal(p->opts.argc, 1);
 	assert_string_equal(p->opts.argv[0], "-a");
 
 	PARSE(p, "-", "x");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.argc, 2);
 	assert_string_equal(p->opts.argv[0], "-");
 
 	PARSE(p, "--", "--", "x");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.argc, 2);
 	assert_string_equal(p->opts.argv[0], "--");
 
 	/* perf's subcommand spelling: "precord record ..." */
 	PARSE(p, "record", "-F", "10", "--", "true");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.freq, 10);
 	assert_int_equal(p->opts.argc, 1);
 	assert_string_equal(p->opts.argv[0], "true");
 
 	PARSE(p, "record");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.argc, 0);
 }
 
@@ -782,36 +724,12 @@ static void test_argv0_record(void **state)
 
 /* ---- output: --help on stdout, notes on stderr -------------------------- */
 
-/* Run parse with fd 1 or 2 sent to a file; returns what was written. */
-static char *capture(struct parsed *p, int fd, const char *const *args)
-{
-	char path[] = "/tmp/test_options.XXXXXX";
-	int tmp = mkstemp(path), saved;
-	static char buf[16384];
-	ssize_t n;
-
-	assert_true(tmp >= 0);
-	unlink(path);
-	fflush(fd == 1 ? stdout : stderr);
-	saved = dup(fd);
-	assert_true(saved >= 0);
-	assert_int_equal(dup2(tmp, fd), fd);
-	parse_list(p, args);
-	fflush(fd == 1 ? stdout : stderr);
-	assert_int_equal(dup2(saved, fd), fd);
-	close(saved);
-	n = pread(tmp, buf, sizeof(buf) - 1, 0);
-	close(tmp);
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
-}
-
 static void test_help(void **state)
 {
 	struct parsed *p = *state;
 	char *out;
 
-	out = capture(p, 1, (const char *const[]){ "-h", NULL });
+	out = parsed__capture(p, 1, (const char *const[]){ "-h", NULL });
 	assert_int_equal(p->ret, 1);
 	assert_non_null(strstr(out, "Usage: precord [record] [<options>]"));
 	assert_non_null(strstr(out, "-F, --freq"));
@@ -822,12 +740,12 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "--no-merge"));
 	assert_non_null(strstr(out, "--compression-level"));
 
-	capture(p, 1, (const char *const[]){ "--help", NULL });
+	parsed__capture(p, 1, (const char *const[]){ "--help", NULL });
 	assert_int_equal(p->ret, 1);
-	capture(p, 1, (const char *const[]){ "-ah", NULL });
+	parsed__capture(p, 1, (const char *const[]){ "-ah", NULL });
 	assert_int_equal(p->ret, 1);
 	/* after the command, -h is the command's */
-	capture(p, 1, (const char *const[]){ "ls", "-h", NULL });
+	parsed__capture(p, 1, (const char *const[]){ "ls", "-h", NULL });
 	assert_int_equal(p->ret, 0);
 }
 
@@ -836,29 +754,24 @@ static void test_notes_to_stderr(void **state)
 	struct parsed *p = *state;
 	char *out;
 
-	out = capture(p, 2, (const char *const[]){ "-m", "3", "-p", "1", "-a", NULL });
+	out = parsed__capture(p, 2, (const char *const[]){ "-m", "3", "-p", "1", "-a", NULL });
 	assert_int_equal(p->ret, 0);
 	assert_non_null(strstr(out, "rounding mmap pages size to "));
 	assert_non_null(strstr(out, "Warning: PID/TID switch overriding SYSTEM\n"));
 
 	/* -q anywhere on the line silences them */
-	out = capture(p, 2, (const char *const[]){ "-m", "3", "-p", "1", "-a", "-q", NULL });
+	out = parsed__capture(p, 2, (const char *const[]){ "-m", "3", "-p", "1", "-a", "-q", NULL });
 	assert_int_equal(p->ret, 0);
 	assert_string_equal(out, "");
 	assert_non_null(strstr(p->opts.notes, "rounding"));
 
 	/* and a failed parse prints nothing at all */
-	out = capture(p, 2, (const char *const[]){ "-m", "3", "-F", "x", NULL });
+	out = parsed__capture(p, 2, (const char *const[]){ "-m", "3", "-F", "x", NULL });
 	assert_int_equal(p->ret, -EINVAL);
 	assert_string_equal(out, "");
 }
 
 /* ---- bad input --------------------------------------------------------- */
-
-struct bad_case {
-	const char	*args[6];
-	const char	*needle;	/* the message must contain this */
-};
 
 static const struct bad_case bad_cases[] = {
 	/* numbers */
@@ -969,24 +882,7 @@ static const struct bad_case bad_cases[] = {
 
 static void test_bad_input(void **state)
 {
-	struct parsed *p = *state;
-	size_t i;
-
-	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		const struct bad_case *c = &bad_cases[i];
-
-		parse_list(p, c->args);
-		if (p->ret != -EINVAL)
-			fail_msg("case %zu (%s %s): returned %d, want -EINVAL (%s)", i,
-				 c->args[0], c->args[1] ? c->args[1] : "", p->ret, p->err);
-		if (!strstr(p->err, c->needle))
-			fail_msg("case %zu (%s %s): message \"%s\" lacks \"%s\"", i,
-				 c->args[0], c->args[1] ? c->args[1] : "", p->err, c->needle);
-		if (strchr(p->err, '\n') || !p->err[0] || strlen(p->err) > 200)
-			fail_msg("case %zu: not one short line: \"%s\"", i, p->err);
-		if (!strncmp(p->err, "precord:", 8))
-			fail_msg("case %zu: the caller adds the prefix: \"%s\"", i, p->err);
-	}
+	parsed__assert_bad(*state, bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]));
 }
 
 static void test_error_buffer_truncation(void **state)
@@ -1005,29 +901,29 @@ static void test_error_buffer_truncation(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_writer_options, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_freq_spellings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_events_accumulate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clustered_flags, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_call_graph, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_count, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mmap_pages_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_defaults, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_threads, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_writer_options, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_freq_spellings, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_events_accumulate, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_clustered_flags, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_call_graph, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_count, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_mmap_pages_option, parsed__setup, parsed__teardown),
 		cmocka_unit_test(test_parse_mmap_pages),
-		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_output, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_delay, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clockid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_realtime, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_flight_recorder, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_synth_and_synthesis, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_targets, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_command_split, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flags, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_output, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_delay, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_clockid, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_realtime, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_flight_recorder, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_synth_and_synthesis, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_targets, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_command_split, parsed__setup, parsed__teardown),
 		cmocka_unit_test(test_argv0_record),
-		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_notes_to_stderr, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_notes_to_stderr, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, parsed__setup, parsed__teardown),
 		cmocka_unit_test(test_error_buffer_truncation),
 	};
 

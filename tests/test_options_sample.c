@@ -19,63 +19,7 @@
 #include <cmocka.h>
 
 #include "precord/options.h"
-
-#define MAX_ARGS	16
-
-struct parsed {
-	struct record_opts	opts;
-	char			*argv[MAX_ARGS + 2];
-	int			argc;
-	char			err[512];
-	int			ret;
-};
-
-/* Parse "precord ARGS..." (a NULL-terminated list). */
-static int parse_list(struct parsed *p, const char *const *args)
-{
-	int i;
-
-	record_opts__exit(&p->opts);
-	record_opts__init(&p->opts);
-	p->argv[0] = "precord";
-	for (i = 0; args[i]; i++) {
-		assert_true(i < MAX_ARGS);
-		p->argv[i + 1] = (char *)args[i];
-	}
-	p->argc = i + 1;
-	p->argv[p->argc] = NULL;
-	p->err[0] = '\0';
-	p->ret = record_opts__parse(&p->opts, p->argc, p->argv, p->err, sizeof(p->err));
-	return p->ret;
-}
-
-#define PARSE(p, ...)	parse_list(p, (const char *const[]){ __VA_ARGS__, NULL })
-
-static int setup(void **state)
-{
-	struct parsed *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return -1;
-	record_opts__init(&p->opts);
-	*state = p;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct parsed *p = *state;
-
-	record_opts__exit(&p->opts);
-	free(p);
-	return 0;
-}
-
-static void assert_ok(struct parsed *p)
-{
-	if (p->ret != 0)
-		fail_msg("parse returned %d: %s", p->ret, p->err);
-}
+#include "helpers.h"
 
 /* x86-64: perf's PERF_REGS_MASK, every general register but DS, ES, FS, GS. */
 #define ALL_REGS	0xff0fffULL
@@ -160,18 +104,18 @@ static void test_flags(void **state)
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		for (j = 0; j < 3; j++) {
 			PARSE(p, flags[i].spellings[j]);
-			assert_ok(p);
+			parsed__assert_ok(p);
 			if (!*(bool *)((char *)&p->opts + flags[i].field))
 				fail_msg("%s did not set its field", flags[i].spellings[j]);
 		}
 		PARSE(p, flags[i].spellings[0], flags[i].negation);
-		assert_ok(p);
+		parsed__assert_ok(p);
 		if (*(bool *)((char *)&p->opts + flags[i].field))
 			fail_msg("%s did not undo %s", flags[i].negation, flags[i].spellings[0]);
 	}
 	/* clustered with the others */
 	PARSE(p, "-adsRW");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.system_wide);
 	assert_true(p->opts.sample_address);
 	assert_true(p->opts.inherit_stat);
@@ -185,33 +129,33 @@ static void test_period_and_timestamp(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-P");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.period);
 	assert_true(p->opts.period_set);
 	PARSE(p, "--no-period");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.period);
 	assert_true(p->opts.period_set);
 	PARSE(p, "-a");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.period_set);
 
 	PARSE(p, "-T");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.sample_time);
 	assert_true(p->opts.sample_time_set);
 	assert_true(record_opts__sample_time(&p->opts));
 	PARSE(p, "--timestamp");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.sample_time_set);
 	PARSE(p, "--no-timestamp");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.sample_time);
 	assert_true(p->opts.sample_time_set);
 	assert_false(record_opts__sample_time(&p->opts));
 	/* -R samples the time whatever -T says, as perf */
 	PARSE(p, "--no-timestamp", "-R");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(record_opts__sample_time(&p->opts));
 }
 
@@ -221,30 +165,30 @@ static void test_tid_inherit(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-t", "123");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.no_inherit);
 	assert_false(p->opts.no_inherit_set);
 
 	PARSE(p, "-t", "123", "--inherit");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.no_inherit);
 	assert_true(p->opts.no_inherit_set);
 
 	PARSE(p, "--no-no-inherit", "-t", "123");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.no_inherit);
 
 	PARSE(p, "-t", "123", "-i");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.no_inherit);
 	assert_true(p->opts.no_inherit_set);
 
 	PARSE(p, "-p", "123");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(p->opts.no_inherit);
 
 	PARSE(p, "-i");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(p->opts.no_inherit);
 	assert_true(p->opts.no_inherit_set);
 }
@@ -255,40 +199,40 @@ static void test_per_thread(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "--per-thread", "-p", "1");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(record_opts__per_thread(&p->opts));
 	assert_false(record_opts__sample_time(&p->opts));	/* no TIME, as perf */
 
 	PARSE(p, "--per-thread", "-t", "1", "-T");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(record_opts__per_thread(&p->opts));
 	assert_true(record_opts__sample_time(&p->opts));
 
 	PARSE(p, "--per-thread", "ls");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(record_opts__per_thread(&p->opts));
 
 	PARSE(p, "--per-thread", "-a", "ls");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(record_opts__per_thread(&p->opts));
 	assert_true(record_opts__sample_time(&p->opts));
 
 	PARSE(p, "--per-thread", "-C", "0", "ls");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(record_opts__per_thread(&p->opts));
 
 	PARSE(p, "--per-thread");	/* no target, no command: system-wide */
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_false(record_opts__per_thread(&p->opts));
 
 	/* -p wins over -a: per thread again */
 	PARSE(p, "-q", "--per-thread", "-a", "-p", "1");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_true(record_opts__per_thread(&p->opts));
 
 	/* one streaming thread: --no-threads is fine, nothing to refuse */
 	PARSE(p, "--per-thread", "--no-threads", "ls");
-	assert_ok(p);
+	parsed__assert_ok(p);
 }
 
 static void test_regs(void **state)
@@ -296,65 +240,40 @@ static void test_regs(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "-I");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	/* every general register, and the XMM ones only where the PMU has them */
 	assert_int_equal(p->opts.sample_intr_regs & 0xffffffffULL, ALL_REGS);
 
 	PARSE(p, "-Iax,BX");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.sample_intr_regs, 0x3);
 
 	PARSE(p, "--intr-regs=ip,sp");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.sample_intr_regs, 0x180);
 
 	/* "-I ax": an optional value must be attached; "ax" is the command */
 	PARSE(p, "-I", "ax");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.sample_intr_regs & 0xffffffffULL, ALL_REGS);
 	assert_int_equal(p->opts.argc, 1);
 
 	PARSE(p, "--user-regs");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.sample_user_regs, ALL_REGS);
 
 	PARSE(p, "--user-regs=ip,sp");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.sample_user_regs, 0x180);
 
 	PARSE(p, "--user-regs=R15,flags,r8");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.sample_user_regs, (1ULL << 23) | (1ULL << 9) | (1ULL << 16));
 
 	PARSE(p, "-Iax", "--no-intr-regs");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.sample_intr_regs, 0);
 }
-
-/* Run parse with fd 1 or 2 sent to a file; returns what was written. */
-static char *capture(struct parsed *p, int fd, const char *const *args)
-{
-	char path[] = "/tmp/test_options_sample.XXXXXX";
-	int tmp = mkstemp(path), saved;
-	static char buf[16384];
-	ssize_t n;
-
-	assert_true(tmp >= 0);
-	unlink(path);
-	fflush(fd == 1 ? stdout : stderr);
-	saved = dup(fd);
-	assert_true(saved >= 0);
-	assert_int_equal(dup2(tmp, fd), fd);
-	parse_list(p, args);
-	fflush(fd == 1 ? stdout : stderr);
-	assert_int_equal(dup2(saved, fd), fd);
-	close(saved);
-	n = pread(tmp, buf, sizeof(buf) - 1, 0);
-	close(tmp);
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
-}
-
 
 /*
  * --help: the options precord takes, an optional value shown attached as
@@ -378,7 +297,7 @@ static void test_help(void **state)
 	char *out;
 	size_t i;
 
-	out = capture(p, 1, (const char *const[]){ "--help", NULL });
+	out = parsed__capture(p, 1, (const char *const[]){ "--help", NULL });
 	assert_int_equal(p->ret, 1);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		if (!strstr(out, lines[i]))
@@ -393,15 +312,15 @@ static void test_regs_list(void **state)
 	struct parsed *p = *state;
 	char *out;
 
-	out = capture(p, 2, (const char *const[]){ "--user-regs=?", NULL });
+	out = parsed__capture(p, 2, (const char *const[]){ "--user-regs=?", NULL });
 	assert_int_equal(p->ret, 1);
 	assert_string_equal(out, "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS "
 			    "R8 R9 R10 R11 R12 R13 R14 R15 \n");
-	out = capture(p, 2, (const char *const[]){ "-I?", NULL });
+	out = parsed__capture(p, 2, (const char *const[]){ "-I?", NULL });
 	assert_int_equal(p->ret, 1);
 	assert_non_null(strstr(out, "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS "
 			       "R8 R9 R10 R11 R12 R13 R14 R15 "));
-	out = capture(p, 2, (const char *const[]){ "-Iax,?", NULL });
+	out = parsed__capture(p, 2, (const char *const[]){ "-Iax,?", NULL });
 	assert_int_equal(p->ret, 1);
 	assert_non_null(strstr(out, "available registers: AX "));
 }
@@ -413,7 +332,7 @@ static void test_filter(void **state)
 
 	PARSE(p, "-e", "sched:sched_switch", "--filter", "prev_pid == 0",
 	      "-e", "cpu-clock", "-e", "raw_syscalls:*", "--filter=id == 1", "--filter", "id != 2");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.nr_events, 3);
 	assert_int_equal(p->opts.nr_filters, 3);
 	assert_int_equal(p->opts.filters[0].event, 0);
@@ -431,19 +350,14 @@ static void test_synth_cgroup(void **state)
 	struct parsed *p = *state;
 
 	PARSE(p, "--synth=cgroup", "--all-cgroups");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.synth, SYNTH_CGROUP);
 	assert_true(p->opts.record_cgroup);
 	PARSE(p, "--all-cgroups");
-	assert_ok(p);
+	parsed__assert_ok(p);
 	assert_int_equal(p->opts.synth, SYNTH_ALL);
 	assert_true((p->opts.synth & SYNTH_CGROUP) != 0);
 }
-
-struct bad_case {
-	const char	*args[6];
-	const char	*needle;
-};
 
 static const struct bad_case bad_cases[] = {
 	{ { "--filter", "x" }, "--filter option should follow a -e tracepoint or HW tracer option" },
@@ -478,38 +392,23 @@ static const struct bad_case bad_cases[] = {
 
 static void test_bad_input(void **state)
 {
-	struct parsed *p = *state;
-	size_t i;
-
-	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		const struct bad_case *c = &bad_cases[i];
-
-		parse_list(p, c->args);
-		if (p->ret != -EINVAL)
-			fail_msg("case %zu (%s %s): returned %d, want -EINVAL (%s)", i,
-				 c->args[0], c->args[1] ? c->args[1] : "", p->ret, p->err);
-		if (!strstr(p->err, c->needle))
-			fail_msg("case %zu (%s %s): message \"%s\" lacks \"%s\"", i,
-				 c->args[0], c->args[1] ? c->args[1] : "", p->err, c->needle);
-		if (strchr(p->err, '\n') || !p->err[0] || strlen(p->err) > 200)
-			fail_msg("case %zu: not one short line: \"%s\"", i, p->err);
-	}
+	parsed__assert_bad(*state, bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
-		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_period_and_timestamp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tid_inherit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_per_thread, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_regs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_regs_list, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_synth_cgroup, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flags, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_period_and_timestamp, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_tid_inherit, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_per_thread, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_regs, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_regs_list, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_help, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_filter, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_synth_cgroup, parsed__setup, parsed__teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, parsed__setup, parsed__teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
