@@ -96,6 +96,7 @@ bool evlist__parallel(const struct evlist *evlist, int nr_units);
 bool evlist__has_serial(const struct evlist *evlist);
 int evlist_job__run(struct evlist *evlist, struct evlist_job *job);
 void evlist_job__exit(struct evlist_job *job);
+int unit_err__at(struct evlist_unit_err *ue, int err, int i, int c, int t);
 bool unit_err__before(const struct evlist_unit_err *a, const struct evlist_unit_err *b);
 const struct evlist_unit_err *evlist_job__first_error(const struct evlist_job *job);
 bool evsel__has_slot(const struct evsel *evsel, int c);

@@ -319,6 +319,15 @@ void evlist_job__exit(struct evlist_job *job)
 	free(job->groups);
 }
 
+/* Where a unit failed: evsel i on CPU index c, thread index t; returns err. */
+int unit_err__at(struct evlist_unit_err *ue, int err, int i, int c, int t)
+{
+	ue->evsel_idx = i;
+	ue->cpu_idx = c;
+	ue->thread_idx = t;
+	return err;
+}
+
 bool unit_err__before(const struct evlist_unit_err *a, const struct evlist_unit_err *b)
 {
 	if (a->evsel_idx != b->evsel_idx)
@@ -370,12 +379,8 @@ int evlist__open_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
 				return 0;
 			err = evsel__open_cpu(evsel, evlist->cpus, evlist->threads, c, t0, t1,
 					      evlist->open_fn, evlist->open_ctx, &t);
-			if (err) {
-				ue->evsel_idx = i;
-				ue->cpu_idx = c;
-				ue->thread_idx = t;
-				return err;
-			}
+			if (err)
+				return unit_err__at(ue, err, i, c, t);
 		}
 	}
 	return 0;
@@ -403,12 +408,8 @@ static int evlist__ioctl_unit(struct evlist_job *job, int c0, int c1, int t0, in
 	evlist__for_each_evsel(job->evlist, evsel, i) {
 		for (c = c0; c < c1 && evsel__has_slot(evsel, c); c++) {
 			err = fn(evsel, c, t0, t1 < evsel->nr_threads ? t1 : evsel->nr_threads);
-			if (err && !first) {
-				first = err;
-				ue->evsel_idx = i;
-				ue->cpu_idx = c;
-				ue->thread_idx = t0;
-			}
+			if (err && !first)
+				first = unit_err__at(ue, err, i, c, t0);
 		}
 	}
 	return first;

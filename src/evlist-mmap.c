@@ -56,12 +56,8 @@ static int evlist__mmap_one(struct evlist *evlist, int c, int t, unsigned int pa
 			err = -errno;
 		else
 			err = 0;
-		if (err) {
-			ue->evsel_idx = i;
-			ue->cpu_idx = c;
-			ue->thread_idx = t;
-			return err;
-		}
+		if (err)
+			return unit_err__at(ue, err, i, c, t);
 	}
 	return 0;
 }

@@ -241,36 +241,35 @@ static size_t m_event_chars(const char *p)
 	return n;
 }
 
-/* group: [^,{}/]*[{][^}]*[}][^,{}/]* */
-static size_t m_group(const char *p)
+/*
+ * [^,{}/]* OPEN [^CLOSE]* CLOSE [^,{}/]*: its length, or 0 (named: the part
+ * before OPEN may not be empty).
+ */
+static size_t m_enclosed(const char *p, char open, char close, bool named)
 {
 	size_t n = m_event_chars(p);
 
-	if (p[n] != '{')
+	if ((named && !n) || p[n] != open)
 		return 0;
 	n++;
-	while (p[n] && p[n] != '}')
+	while (p[n] && p[n] != close)
 		n++;
-	if (p[n] != '}')
+	if (p[n] != close)
 		return 0;
 	n++;
 	return n + m_event_chars(p + n);
 }
 
+/* group: [^,{}/]*[{][^}]*[}][^,{}/]* */
+static size_t m_group(const char *p)
+{
+	return m_enclosed(p, '{', '}', false);
+}
+
 /* event_pmu: [^,{}/]+[/][^/]*[/][^,{}/]* */
 static size_t m_event_pmu(const char *p)
 {
-	size_t n = m_event_chars(p);
-
-	if (!n || p[n] != '/')
-		return 0;
-	n++;
-	while (p[n] && p[n] != '/')
-		n++;
-	if (p[n] != '/')
-		return 0;
-	n++;
-	return n + m_event_chars(p + n);
+	return m_enclosed(p, '/', '/', true);
 }
 
 /* A candidate match: the longest wins, the first on a tie. */

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,38 +89,38 @@ static void event_mod__guest_host(struct event_mod *m, char c)
 		m->eH = false;
 }
 
+/* The modifiers that set one flag of their own. */
+static const struct {
+	char	letter;
+	size_t	flag;		/* offsetof the bool in struct event_mod */
+} mod_flags[] = {
+	{ 'I', offsetof(struct event_mod, eI) },
+	{ 'P', offsetof(struct event_mod, precise_max) },
+	{ 'S', offsetof(struct event_mod, sample_read) },
+	{ 'D', offsetof(struct event_mod, pinned) },
+	{ 'e', offsetof(struct event_mod, exclusive) },
+	{ 'W', offsetof(struct event_mod, weak) },
+};
+
 /* One letter of the other modifiers; -EINVAL for one perf does not know. */
 static int event_mod__flag(struct event_mod *m, char c)
 {
-	switch (c) {
-	case 'I':
-		m->eI = true;
-		break;
-	case 'p':
+	size_t i;
+
+	if (c == 'p') {
 		m->precise++;
 		m->eG |= !m->exclude_GH;	/* precise goes with exclude_guest */
-		break;
-	case 'P':
-		m->precise_max = true;
-		break;
-	case 'S':
-		m->sample_read = true;
-		break;
-	case 'D':
-		m->pinned = true;
-		break;
-	case 'e':
-		m->exclusive = true;
-		break;
-	case 'W':
-		m->weak = true;
-		break;
-	case 'b':
-		break;		/* bpf counters: perf stat's */
-	default:
-		return -EINVAL;
+		return 0;
 	}
-	return 0;
+	if (c == 'b')
+		return 0;		/* bpf counters: perf stat's */
+	for (i = 0; i < ARRAY_SIZE(mod_flags); i++) {
+		if (mod_flags[i].letter == c) {
+			*(bool *)((char *)m + mod_flags[i].flag) = true;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /*

@@ -338,16 +338,24 @@ static const unsigned int term_bits[NR_TERM_KINDS] = {
 	[TERM_AUX_SAMPLE_SIZE]	= EVSEL_TERM_AUX_SAMPLE_SIZE,
 };
 
+/* The kinds whose number goes as it is into a u64 of struct evsel_terms. */
+static const size_t term_u64[NR_TERM_KINDS] = {
+	[TERM_PERIOD]		= offsetof(struct evsel_terms, period),
+	[TERM_FREQ]		= offsetof(struct evsel_terms, freq),
+	[TERM_STACK_SIZE]	= offsetof(struct evsel_terms, stack_size),
+	[TERM_MAX_STACK]	= offsetof(struct evsel_terms, max_stack),
+	[TERM_NR]		= offsetof(struct evsel_terms, max_events),
+	[TERM_AUX_SAMPLE_SIZE]	= offsetof(struct evsel_terms, aux_sample_size),
+};
+
 /* The value of term t, in its field of et (the kinds that carry none: nothing). */
 static void term__to_evsel(const struct term *t, struct evsel_terms *et)
 {
+	if (term_u64[t->kind]) {
+		*(u64 *)((char *)et + term_u64[t->kind]) = t->num;
+		return;
+	}
 	switch (t->kind) {
-	case TERM_PERIOD:
-		et->period = t->num;
-		break;
-	case TERM_FREQ:
-		et->freq = t->num;
-		break;
 	case TERM_TIME:
 		et->time = t->num;
 		break;
@@ -357,18 +365,9 @@ static void term__to_evsel(const struct term *t, struct evsel_terms *et)
 	case TERM_BRANCH_TYPE:
 		snprintf(et->branch, sizeof(et->branch), "%s", t->str);
 		break;
-	case TERM_STACK_SIZE:
-		et->stack_size = t->num;
-		break;
 	case TERM_INHERIT:
 	case TERM_NOINHERIT:
 		et->inherit = (t->kind == TERM_INHERIT) == (t->num != 0);
-		break;
-	case TERM_MAX_STACK:
-		et->max_stack = t->num;
-		break;
-	case TERM_NR:
-		et->max_events = t->num;
 		break;
 	case TERM_OVERWRITE:
 	case TERM_NOOVERWRITE:
@@ -376,9 +375,6 @@ static void term__to_evsel(const struct term *t, struct evsel_terms *et)
 		break;
 	case TERM_AUX_OUTPUT:
 		et->aux_output = t->num != 0;
-		break;
-	case TERM_AUX_SAMPLE_SIZE:
-		et->aux_sample_size = t->num;
 		break;
 	default:
 		break;
