@@ -303,7 +303,8 @@ static void record__config_sample(struct record *rec, struct evsel *evsel, bool 
 	if (record__sample_address(o))
 		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	if (o->callgraph != CALLGRAPH_NONE)
-		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" : "fp",
+		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" :
+						    o->callgraph == CALLGRAPH_LBR ? "lbr" : "fp",
 					 o->dwarf_stack_size, record__max_stack(o), track);
 	if (o->sample_intr_regs && !dummy) {
 		attr->sample_regs_intr = o->sample_intr_regs;

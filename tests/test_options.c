@@ -921,7 +921,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--call-graph", "dwarf,65529" }, "'dwarf,65529'" },
 	{ { "--call-graph", "dwarf,0" }, "'dwarf,0'" },
 	{ { "--call-graph", "dwarf,x" }, "'dwarf,x'" },
-	{ { "--call-graph", "lbr" }, "'lbr' is not supported" },
+	{ { "--call-graph", "lbr,8" }, "'lbr,8' for --call-graph" },
 	{ { "--call-graph", "foo" }, "'foo'" },
 	{ { "--call-graph", "DWARF" }, "'DWARF'" },
 	{ { "--call-graph", "fp,x" }, "'fp,x'" },

@@ -17,6 +17,7 @@ enum callgraph_mode {
 	CALLGRAPH_NONE = 0,
 	CALLGRAPH_FP,
 	CALLGRAPH_DWARF,
+	CALLGRAPH_LBR,		/* the branch stack's call stack (x86 LBR) */
 };
 
 /*
