@@ -108,6 +108,11 @@ int evlist__enable_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
 			struct evlist_unit_err *ue);
 int evlist__disable_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
 			 struct evlist_unit_err *ue);
+/* The same for every evsel but the dummies, whose side-band goes on (-D ranges). */
+int evlist__enable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+				 struct evlist_unit_err *ue);
+int evlist__disable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+				  struct evlist_unit_err *ue);
 int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
 		bool rings, unsigned int pages);
 

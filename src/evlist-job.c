@@ -427,6 +427,29 @@ int evlist__disable_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
 	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__disable_cpu);
 }
 
+/* The same for every event but the dummies, whose side-band goes on (-D ranges). */
+static int evsel__enable_cpu_sampling(struct evsel *evsel, int c, int t0, int t1)
+{
+	return evsel__is_dummy(evsel) ? 0 : evsel__enable_cpu(evsel, c, t0, t1);
+}
+
+static int evsel__disable_cpu_sampling(struct evsel *evsel, int c, int t0, int t1)
+{
+	return evsel__is_dummy(evsel) ? 0 : evsel__disable_cpu(evsel, c, t0, t1);
+}
+
+int evlist__enable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+				 struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__enable_cpu_sampling);
+}
+
+int evlist__disable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+				  struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__disable_cpu_sampling);
+}
+
 /* Run fn on every unit; the first error in (evsel, cpu, thread) order, or 0. */
 int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
 		bool rings, unsigned int pages)

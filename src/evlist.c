@@ -158,6 +158,16 @@ int evlist__disable(struct evlist *evlist)
 	return evlist__run(evlist, evlist__disable_unit, false, false, 0);
 }
 
+int evlist__enable_sampling(struct evlist *evlist)
+{
+	return evlist__run(evlist, evlist__enable_sampling_unit, false, false, 0);
+}
+
+int evlist__disable_sampling(struct evlist *evlist)
+{
+	return evlist__run(evlist, evlist__disable_sampling_unit, false, false, 0);
+}
+
 size_t evlist__id_hdr_size(const struct evlist *evlist)
 {
 	struct evsel *first = evlist__first(evlist);

@@ -138,11 +138,14 @@ int opt_call_graph(struct parse_ctx *ctx, const struct opt_def *def,
 		return call_graph_fp(ctx, def, arg, rest);
 	if (!strcmp(mode, "dwarf"))
 		return call_graph_dwarf(ctx, def, arg, rest);
-	if (!strcmp(mode, "lbr"))
-		return opt_error(ctx, -EINVAL,
-				 "--call-graph '%s' is not supported by precord (no LBR here); use fp or dwarf",
-				 arg);
-	return bad_value(ctx, def, arg, "expected fp[,DEPTH] or dwarf[,SIZE]");
+	if (!strcmp(mode, "lbr")) {
+		/* perf's parse_callchain_record(): lbr takes no argument */
+		if (rest)
+			return bad_value(ctx, def, arg, "no more arguments are needed for lbr");
+		ctx->opts->callgraph = CALLGRAPH_LBR;
+		return 0;
+	}
+	return bad_value(ctx, def, arg, "expected fp[,DEPTH], dwarf[,SIZE] or lbr");
 }
 
 /*

@@ -78,7 +78,8 @@ const struct opt_def record_options[] = {
 	OPT_VALUE('C', "cpu", "<cpu>", opt_cpu, "list of cpus to monitor"),
 	OPT_BOOL('d', "data", sample_address, "record the sample addresses"),
 	OPT_VALUE('D', "delay", "<ms>", opt_delay,
-		  "ms to wait before starting measurement (-1: start with events disabled)"),
+		  "ms to wait before starting measurement after program start (-1: start with "
+		  "events disabled), or ranges of time to enable events e.g. '-D 10-20,30-40'"),
 	OPT_VALUE('e', "event", "<event>", opt_event,
 		  "event selector. use 'perf list' to list available events"),
 	OPT_VALUE('F', "freq", "<freq or 'max'>", opt_freq, "profile at this frequency"),

@@ -22,22 +22,84 @@
 
 #include "options-internal.h"
 
+/* One "START-END" of a -D list at s (blanks allowed around both): its end, or NULL. */
+static const char *parse_delay_range(const char *s, int range[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *end;
+		u64 v;
+
+		while (isblank((unsigned char)*s))
+			s++;
+		if (!isdigit((unsigned char)*s) || parse__u64(s, 10, &v, &end) || v > INT_MAX)
+			return NULL;
+		range[i] = (int)v;
+		s = end;
+		while (isblank((unsigned char)*s))
+			s++;
+		if (i == 0 && *s++ != '-')
+			return NULL;
+	}
+	return range[1] > range[0] ? s : NULL;
+}
+
+/*
+ * -D MS (a delay; -1: start disabled) or -D START-END[,START-END...]: the
+ * time ranges, in ms after the start, in which events are on, each after
+ * the one before (perf's evlist__parse_event_enable_time()). As in perf,
+ * 0 is neither.
+ */
 int opt_delay(struct parse_ctx *ctx, const struct opt_def *def,
 	      const char *arg, bool unset)
 {
+	static const char want[] = "expected milliseconds (-1: start with events disabled) or "
+				   "ranges of milliseconds to record, like 10-20,30-40";
 	unsigned long long v;
+	int range[2], *times = NULL, n = 0;
+	const char *s = arg;
 
+	(void)unset;
+	free(ctx->opts->delay_times);
+	ctx->opts->delay_times = NULL;
+	ctx->opts->nr_delay_times = 0;
 	if (!strcmp(arg, "-1")) {
 		ctx->opts->delay_ms = -1;
 		return 0;
 	}
-	if (isdigit((unsigned char)arg[0]) && strpbrk(arg, "-,"))
-		return opt_error(ctx, -EINVAL,
-				 "time ranges for -D/--delay ('%s') are not supported by precord yet", arg);
-	if (parse_unsigned(arg, 10, INT_MAX, &v))
-		return bad_value(ctx, def, arg,
-				 "expected milliseconds, or -1 to start with events disabled");
-	ctx->opts->delay_ms = (int)v;
+	if (!parse_unsigned(arg, 10, INT_MAX, &v)) {
+		if (!v)
+			return bad_value(ctx, def, arg, want);
+		ctx->opts->delay_ms = (int)v;
+		return 0;
+	}
+	while (*s) {
+		int *grown;
+
+		if (n && *s++ != ',')
+			break;
+		s = parse_delay_range(s, range);
+		if (s && n && range[0] <= times[n - 1])
+			s = NULL;	/* overlaps or touches the range before */
+		if (!s)
+			break;
+		grown = realloc(times, (size_t)(n + 2) * sizeof(*times));
+		if (!grown) {
+			free(times);
+			return opt_error(ctx, -ENOMEM, "out of memory parsing -D '%s'", arg);
+		}
+		times = grown;
+		times[n++] = range[0];
+		times[n++] = range[1];
+	}
+	if (!s || *s || !n) {
+		free(times);
+		return bad_value(ctx, def, arg, want);
+	}
+	ctx->opts->delay_times = times;
+	ctx->opts->nr_delay_times = n;
+	ctx->opts->delay_ms = times[0];	/* 0: on from the start until the first end */
 	return 0;
 }
 

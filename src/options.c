@@ -405,6 +405,9 @@ void record_opts__exit(struct record_opts *opts)
 	free(opts->filters);
 	opts->filters = NULL;
 	opts->nr_filters = 0;
+	free(opts->delay_times);
+	opts->delay_times = NULL;
+	opts->nr_delay_times = 0;
 }
 
 #define USAGE_OPTS_WIDTH	24
