@@ -55,8 +55,9 @@ struct evlist_job;
  * Do the job for cpu indexes [c0, c1) and thread indexes [t0, t1);
  * 0 or -errno with *ue filled.
  */
-typedef int (*evlist_unit_fn)(struct evlist_job *job, int c0, int c1, int t0, int t1,
-			      struct evlist_unit_err *ue);
+typedef int evlist_unit_func(struct evlist_job *job, int c0, int c1, int t0, int t1,
+			     struct evlist_unit_err *ue);
+typedef evlist_unit_func *evlist_unit_fn;
 
 /* Which evsels a job's units take (see evsel__opens_serially()). */
 enum evlist_evsels { EVSELS_ALL, EVSELS_PARALLEL, EVSELS_SERIAL };
@@ -100,19 +101,10 @@ int unit_err__at(struct evlist_unit_err *ue, int err, int i, int c, int t);
 bool unit_err__before(const struct evlist_unit_err *a, const struct evlist_unit_err *b);
 const struct evlist_unit_err *evlist_job__first_error(const struct evlist_job *job);
 bool evsel__has_slot(const struct evsel *evsel, int c);
-int evlist__open_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
-		      struct evlist_unit_err *ue);
-int evlist__close_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
-		       struct evlist_unit_err *ue);
-int evlist__enable_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
-			struct evlist_unit_err *ue);
-int evlist__disable_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
-			 struct evlist_unit_err *ue);
+/* The units of open, close, enable and disable (evlist-job.c). */
+evlist_unit_func evlist__open_unit, evlist__close_unit, evlist__enable_unit, evlist__disable_unit;
 /* The same for every evsel but the dummies, whose side-band goes on (-D ranges). */
-int evlist__enable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
-				 struct evlist_unit_err *ue);
-int evlist__disable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
-				  struct evlist_unit_err *ue);
+evlist_unit_func evlist__enable_sampling_unit, evlist__disable_sampling_unit;
 int evlist__run(struct evlist *evlist, evlist_unit_fn fn, bool stop_on_error,
 		bool rings, unsigned int pages);
 
