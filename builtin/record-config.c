@@ -473,6 +473,11 @@ static int record__config_evsel(struct record *rec, struct evsel *evsel, bool tr
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
 	}
+	/* --no-buffering: the kernel wakes the reader at every record (perf's evsel__config()) */
+	if (o->no_buffering) {
+		attr->watermark = 0;
+		attr->wakeup_events = 1;
+	}
 	if (o->overwrite && !own_dummy)
 		attr->write_backward = 1;
 	/* Forked workload, per task: enabled by the exec itself. */
