@@ -83,7 +83,11 @@ void record__arm_max_size(struct record *rec)
 		rec->max_reached = true;
 }
 
-/* Once the output reached --max-size: perf's line, once; true to stop. */
+/*
+ * Once the output reached --max-size: perf's line; true to stop. The
+ * recording ends as perf's does: a workload still running is stopped with
+ * SIGTERM, and the exit status says so.
+ */
 bool record__max_size_reached(struct record *rec)
 {
 	u64 bytes = __atomic_load_n(&rec->shared.bytes, __ATOMIC_RELAXED) - rec->gen_start_bytes +
@@ -95,7 +99,6 @@ bool record__max_size_reached(struct record *rec)
 	if (!rec->opts.quiet)
 		fprintf(stderr, "[ %s: perf size limit reached (%llu KB), stopping session ]\n",
 			rec->tag, (unsigned long long)(bytes >> 10));
-	rec->stop_requested = true;
 	return true;
 }
 
