@@ -487,8 +487,6 @@ static void record__wait_loop(struct record *rec)
 static void record__wait(struct record *rec)
 {
 	status__init(&rec->status, STDERR_FILENO, rec->opts.quiet, clock__now_ms());
-	/* side-band records from the set-up are no trigger: perf's is not armed until now */
-	record__sb_read(rec);
 	record__wait_loop(rec);
 	status__clear(&rec->status);
 }
@@ -643,6 +641,8 @@ static int record__run(struct record *rec)
 		err = record__start_streams(rec);
 	if (err)
 		return err;
+	/* side-band records from the set-up are no trigger: from here on they are */
+	record__sb_read(rec);
 	if ((rec->system_wide || o->pid_list || o->tid_list) && o->delay_ms == 0)
 		evlist__enable(rec->evlist);
 	if (rec->wl.pid > 0) {
