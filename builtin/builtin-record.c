@@ -609,9 +609,9 @@ static int record__check_threads(struct record *rec, bool final)
 	 * the serial layout it can write itself. The flight recorder and
 	 * --no-merge keep the directory, and so does --tail-synthesize (the
 	 * merge puts the records written at the end ahead of the samples);
-	 * so does --mmap-output, which
-	 * lost more into one file (raw_syscalls:* -m 8, 6 runs each:
-	 * a median of 8.4% of the records against 1.7% into data.N).
+	 * so does --mmap-output, which lost more into one file
+	 * (raw_syscalls:* -m 8, 6 runs each: a median of 8.4% of the
+	 * records against 1.7% into data.N).
 	 */
 	if (final && err == 1 && !o->no_merge && !o->overwrite && !o->switch_output &&
 	    !o->mmap_output && !o->tail_synthesize) {
