@@ -627,7 +627,7 @@ static int record__run(struct record *rec)
 		err = record__start_streams(rec);
 	if (err)
 		return err;
-	if ((rec->system_wide || o->pid_list || o->tid_list) && o->delay_ms == 0)
+	if ((rec->system_wide || record__task_target(o)) && o->delay_ms == 0)
 		evlist__enable(rec->evlist);
 	if (rec->wl.pid > 0) {
 		err = workload__start(&rec->wl);
