@@ -970,6 +970,28 @@ static int opt_cgroup(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* The first word of a -j list perf's table lacks (perf names it), and its length. */
+static const char *branch_bad_word(const char *list, size_t *len)
+{
+	const char *w = list;
+
+	for (;;) {
+		size_t n = strcspn(w, ",");
+		char word[32];
+		u64 m = 0;
+
+		if (!n || n >= sizeof(word))
+			break;
+		memcpy(word, w, n);
+		word[n] = '\0';
+		if (parse_events__branch_str(word, &m) || !w[n])
+			break;
+		w += n + 1;
+	}
+	*len = strcspn(w, ",");
+	return w;
+}
+
 /*
  * -b (any taken branch) and -j FILTERS (perf's parse_branch_stack()): one
  * of them, once; the names are perf 6.1's parse_branch_str() table.
@@ -979,6 +1001,7 @@ static int opt_branch(struct parse_ctx *ctx, const struct opt_def *def,
 {
 	u64 mode = 0;
 	const char *bad;
+	size_t len;
 
 	if (unset)
 		return 0;
@@ -990,20 +1013,11 @@ static int opt_branch(struct parse_ctx *ctx, const struct opt_def *def,
 		return 0;
 	}
 	if (parse_events__branch_str(arg, &mode)) {
-		/* the first word the table lacks, for perf's message */
-		for (bad = arg;; bad += strcspn(bad, ",") + 1) {
-			char word[32];
-			u64 m = 0;
-
-			snprintf(word, sizeof(word), "%.*s", (int)strcspn(bad, ","), bad);
-			if (!*word || strlen(word) != strcspn(bad, ",") ||
-			    parse_events__branch_str(word, &m) || !bad[strcspn(bad, ",")])
-				break;
-		}
+		bad = branch_bad_word(arg, &len);
 		return opt_error(ctx, -EINVAL,
 				 "unknown branch filter %.*s, check man page (-j takes u, k, hv, any, "
 				 "any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, "
-				 "no_tx, save_type, stack, priv)", (int)strcspn(bad, ","), bad);
+				 "no_tx, save_type, stack, priv)", (int)len, bad);
 	}
 	ctx->opts->branch_stack = mode;
 	return 0;
