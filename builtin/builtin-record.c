@@ -372,21 +372,62 @@ static int timeout_until(u64 at, u64 now, int timeout)
 /* How often --overwrite with --switch-output=SIZE looks at the rings. */
 #define OVERWRITE_SIZE_CHECK_MS	100
 
-/* Timed work: the -D delay, --switch-output=TIME and overwrite SIZE. The poll timeout. */
-static int record__timers(struct record *rec, u64 *enable_at)
+/*
+ * -D: when events go on or off. A delay is one step (on at delay_ms);
+ * ranges are on at each even time of delay_times and off at each odd one,
+ * and the recording ends at the last (perf's event_enable_timer). The
+ * dummy's side-band stays on through the gaps, so that every range's
+ * samples resolve. next: the clock__now_ms() of the next step, 0: none.
+ */
+struct delay_sched {
+	u64	base;
+	u64	next;
+	int	step;
+};
+
+static void delay_sched__init(struct delay_sched *d, const struct record_opts *o, u64 now)
+{
+	d->base = now;
+	d->next = 0;
+	d->step = 0;
+	if (o->delay_ms > 0)
+		d->next = now + (u64)o->delay_ms;
+	else if (o->nr_delay_times)	/* a first range from 0: on from the start */
+		d->next = now + (u64)o->delay_times[d->step = 1];
+}
+
+static void delay_sched__step(struct record *rec, struct delay_sched *d)
+{
+	const struct record_opts *o = &rec->opts;
+	bool on = !(d->step & 1);
+	int at = o->nr_delay_times ? o->delay_times[d->step] : o->delay_ms;
+
+	if (d->step == 0)
+		evlist__enable(rec->evlist);
+	else if (on)
+		evlist__enable_sampling(rec->evlist);
+	else
+		evlist__disable_sampling(rec->evlist);
+	status__clear(&rec->status);
+	if (!o->quiet)
+		fprintf(stderr, "precord: events %s after %d ms\n", on ? "enabled" : "disabled", at);
+	d->next = 0;
+	if (++d->step < o->nr_delay_times)
+		d->next = d->base + (u64)o->delay_times[d->step];
+	else if (o->nr_delay_times)
+		rec->stop_requested = true;	/* the last range is over */
+}
+
+/* Timed work: -D, --switch-output=TIME and overwrite SIZE. The poll timeout. */
+static int record__timers(struct record *rec, struct delay_sched *delay)
 {
 	int timeout = -1;
 	u64 now = clock__now_ms();
 
-	if (*enable_at && now >= *enable_at) {
-		evlist__enable(rec->evlist);
-		*enable_at = 0;
-		status__clear(&rec->status);
-		if (!rec->opts.quiet)
-			fprintf(stderr, "precord: events enabled after %d ms\n", rec->opts.delay_ms);
-	}
-	if (*enable_at)
-		timeout = timeout_until(*enable_at, now, timeout);
+	if (delay->next && now >= delay->next)
+		delay_sched__step(rec, delay);
+	if (delay->next)
+		timeout = timeout_until(delay->next, now, timeout);
 	if (rec->switch_due || (rec->next_switch_ms && now >= rec->next_switch_ms))
 		record__switch(rec);
 	if (rec->switch_due)
@@ -433,11 +474,13 @@ static void record__wait_loop(struct record *rec)
 		/* a pipe's write end reports POLLERR once no reader is left */
 		[P_OUT] = { .fd = rec->pipe ? rec->out_fd : -1, .events = 0 },
 	};
-	u64 enable_at = rec->opts.delay_ms > 0 ? clock__now_ms() + (u64)rec->opts.delay_ms : 0;
+	struct delay_sched delay;
+
+	delay_sched__init(&delay, &rec->opts, clock__now_ms());
 
 	for (;;) {
 		struct signalfd_siginfo si;
-		int timeout = record__timers(rec, &enable_at);
+		int timeout = record__timers(rec, &delay);
 		u64 v, now = clock__now_ms();
 
 		record__status(rec, now);

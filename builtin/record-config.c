@@ -479,7 +479,8 @@ static void record__config_sample(struct record *rec, struct evsel *evsel, bool 
 	if (record__sample_address(o))
 		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	if (o->callgraph != CALLGRAPH_NONE)
-		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" : "fp",
+		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" :
+						    o->callgraph == CALLGRAPH_LBR ? "lbr" : "fp",
 					 o->dwarf_stack_size, record__max_stack(o), track);
 	if (o->sample_intr_regs && !dummy) {
 		attr->sample_regs_intr = o->sample_intr_regs;
@@ -758,7 +759,10 @@ static void record__name_dummy(struct evsel *evsel)
  * comm, task) and is enabled before synthesis, so a process started while
  * /proc is walked is still seen. Per task, the first event carries it,
  * except with --overwrite: the dummy then keeps the side-band in a forward
- * ring of its own, so that a snapshot can always be symbolized.
+ * ring of its own, so that a snapshot can always be symbolized; and with a
+ * -D delay, as perf: the dummy is on from the workload's exec (from the
+ * start for other targets) while the events wait, so the samples taken
+ * after the delay, and in every -D range, resolve.
  */
 int record__config(struct record *rec)
 {
@@ -767,8 +771,11 @@ int record__config(struct record *rec)
 	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
 	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
 			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
+	bool delayed = rec->opts.delay_ms != 0;
 	/* --overwrite: tracking records must not be overwritten with the samples. */
-	bool own_tracking = (rec->system_wide && !first_dummy) || rec->opts.overwrite;
+	bool own_tracking = ((rec->system_wide || delayed) && !first_dummy) || rec->opts.overwrite;
+	bool workload = rec->opts.argc > 0 && !rec->system_wide && !rec->opts.pid_list &&
+			!rec->opts.tid_list;
 	int i;
 
 	if (own_tracking) {
@@ -837,6 +844,10 @@ int record__config(struct record *rec)
 		record__config_tracking(rec, evsel);
 		evsel->attr.disabled = 0;
 		evsel->attr.enable_on_exec = 0;
+		if (delayed && workload) {	/* on from the exec, as perf's */
+			evsel->attr.disabled = 1;
+			evsel->attr.enable_on_exec = 1;
+		}
 		record__name_dummy(evsel);
 	} else {
 		record__config_tracking(rec, first);

@@ -392,11 +392,14 @@ static int opt_call_graph(struct parse_ctx *ctx, const struct opt_def *def,
 		return call_graph_fp(ctx, def, arg, rest);
 	if (!strcmp(mode, "dwarf"))
 		return call_graph_dwarf(ctx, def, arg, rest);
-	if (!strcmp(mode, "lbr"))
-		return opt_error(ctx, -EINVAL,
-				 "--call-graph '%s' is not supported by precord (no LBR here); use fp or dwarf",
-				 arg);
-	return bad_value(ctx, def, arg, "expected fp[,DEPTH] or dwarf[,SIZE]");
+	if (!strcmp(mode, "lbr")) {
+		/* perf's parse_callchain_record(): lbr takes no argument */
+		if (rest)
+			return bad_value(ctx, def, arg, "no more arguments are needed for lbr");
+		ctx->opts->callgraph = CALLGRAPH_LBR;
+		return 0;
+	}
+	return bad_value(ctx, def, arg, "expected fp[,DEPTH], dwarf[,SIZE] or lbr");
 }
 
 static int opt_verbose(struct parse_ctx *ctx, const struct opt_def *def,
@@ -467,22 +470,84 @@ static int opt_output(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* One "START-END" of a -D list at s (blanks allowed around both): its end, or NULL. */
+static const char *parse_delay_range(const char *s, int range[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *end;
+		u64 v;
+
+		while (isblank((unsigned char)*s))
+			s++;
+		if (!isdigit((unsigned char)*s) || parse__u64(s, 10, &v, &end) || v > INT_MAX)
+			return NULL;
+		range[i] = (int)v;
+		s = end;
+		while (isblank((unsigned char)*s))
+			s++;
+		if (i == 0 && *s++ != '-')
+			return NULL;
+	}
+	return range[1] > range[0] ? s : NULL;
+}
+
+/*
+ * -D MS (a delay; -1: start disabled) or -D START-END[,START-END...]: the
+ * time ranges, in ms after the start, in which events are on, each after
+ * the one before (perf's evlist__parse_event_enable_time()). As in perf,
+ * 0 is neither.
+ */
 static int opt_delay(struct parse_ctx *ctx, const struct opt_def *def,
 		     const char *arg, bool unset)
 {
+	static const char want[] = "expected milliseconds (-1: start with events disabled) or "
+				   "ranges of milliseconds to record, like 10-20,30-40";
 	unsigned long long v;
+	int range[2], *times = NULL, n = 0;
+	const char *s = arg;
 
+	(void)unset;
+	free(ctx->opts->delay_times);
+	ctx->opts->delay_times = NULL;
+	ctx->opts->nr_delay_times = 0;
 	if (!strcmp(arg, "-1")) {
 		ctx->opts->delay_ms = -1;
 		return 0;
 	}
-	if (isdigit((unsigned char)arg[0]) && strpbrk(arg, "-,"))
-		return opt_error(ctx, -EINVAL,
-				 "time ranges for -D/--delay ('%s') are not supported by precord yet", arg);
-	if (parse_unsigned(arg, 10, INT_MAX, &v))
-		return bad_value(ctx, def, arg,
-				 "expected milliseconds, or -1 to start with events disabled");
-	ctx->opts->delay_ms = (int)v;
+	if (!parse_unsigned(arg, 10, INT_MAX, &v)) {
+		if (!v)
+			return bad_value(ctx, def, arg, want);
+		ctx->opts->delay_ms = (int)v;
+		return 0;
+	}
+	while (*s) {
+		int *grown;
+
+		if (n && *s++ != ',')
+			break;
+		s = parse_delay_range(s, range);
+		if (s && n && range[0] <= times[n - 1])
+			s = NULL;	/* overlaps or touches the range before */
+		if (!s)
+			break;
+		grown = realloc(times, (size_t)(n + 2) * sizeof(*times));
+		if (!grown) {
+			free(times);
+			return opt_error(ctx, -ENOMEM, "out of memory parsing -D '%s'", arg);
+		}
+		times = grown;
+		times[n++] = range[0];
+		times[n++] = range[1];
+	}
+	if (!s || *s || !n) {
+		free(times);
+		return bad_value(ctx, def, arg, want);
+	}
+	ctx->opts->delay_times = times;
+	ctx->opts->nr_delay_times = n;
+	ctx->opts->delay_ms = times[0];	/* 0: on from the start until the first end */
 	return 0;
 }
 
@@ -1105,7 +1170,8 @@ static const struct opt_def record_options[] = {
 	OPT_VALUE('C', "cpu", "<cpu>", opt_cpu, "list of cpus to monitor"),
 	OPT_BOOL('d', "data", sample_address, "record the sample addresses"),
 	OPT_VALUE('D', "delay", "<ms>", opt_delay,
-		  "ms to wait before starting measurement (-1: start with events disabled)"),
+		  "ms to wait before starting measurement after program start (-1: start with "
+		  "events disabled), or ranges of time to enable events e.g. '-D 10-20,30-40'"),
 	OPT_VALUE('e', "event", "<event>", opt_event,
 		  "event selector. use 'perf list' to list available events"),
 	OPT_VALUE('F', "freq", "<freq or 'max'>", opt_freq, "profile at this frequency"),
@@ -1577,6 +1643,9 @@ void record_opts__exit(struct record_opts *opts)
 	free(opts->cgroups);
 	opts->cgroups = NULL;
 	opts->nr_cgroups = 0;
+	free(opts->delay_times);
+	opts->delay_times = NULL;
+	opts->nr_delay_times = 0;
 }
 
 /* ---- --help ------------------------------------------------------------ */

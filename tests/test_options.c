@@ -425,9 +425,26 @@ static void test_delay(void **state)
 	PARSE(p, "-D-1");
 	assert_ok(p);
 	assert_int_equal(p->opts.delay_ms, -1);
-	PARSE(p, "--delay=0");
+	assert_int_equal(p->opts.nr_delay_times, 0);
+	/* ranges: on at the even times, off at the odd ones; the first is the delay */
+	PARSE(p, "-D", "10-20,30-40");
 	assert_ok(p);
+	assert_int_equal(p->opts.nr_delay_times, 4);
+	assert_int_equal(p->opts.delay_times[0], 10);
+	assert_int_equal(p->opts.delay_times[1], 20);
+	assert_int_equal(p->opts.delay_times[2], 30);
+	assert_int_equal(p->opts.delay_times[3], 40);
+	assert_int_equal(p->opts.delay_ms, 10);
+	PARSE(p, "--delay= 0 - 5 ,6-7");
+	assert_ok(p);
+	assert_int_equal(p->opts.nr_delay_times, 4);
 	assert_int_equal(p->opts.delay_ms, 0);
+	assert_int_equal(p->opts.delay_times[1], 5);
+	/* a later -D replaces the ranges */
+	PARSE(p, "-D", "1-2", "-D", "50");
+	assert_ok(p);
+	assert_int_equal(p->opts.nr_delay_times, 0);
+	assert_int_equal(p->opts.delay_ms, 50);
 }
 
 static void test_clockid(void **state)
@@ -890,7 +907,13 @@ static const struct bad_case bad_cases[] = {
 	{ { "-r", "x" }, "'x'" },
 	{ { "-D", "x" }, "'x' for -D/--delay" },
 	{ { "-D", "-5" }, "'-5'" },
-	{ { "-D", "10-20" }, "'10-20'" },
+	{ { "--delay=0" }, "'0' for -D/--delay" },
+	{ { "-D", "20-10" }, "'20-10'" },
+	{ { "-D", "10-20,20-30" }, "'10-20,20-30'" },
+	{ { "-D", "10-20,15-30" }, "'10-20,15-30'" },
+	{ { "-D", "10-20," }, "'10-20,'" },
+	{ { "-D", "10-" }, "'10-'" },
+	{ { "-D", "10-2147483648" }, "'10-2147483648'" },
 	{ { "-D", "" }, "''" },
 	{ { "--proc-map-timeout=x" }, "'x' for --proc-map-timeout" },
 	{ { "--proc-map-timeout=0" }, "'0'" },
@@ -901,7 +924,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--call-graph", "dwarf,65529" }, "'dwarf,65529'" },
 	{ { "--call-graph", "dwarf,0" }, "'dwarf,0'" },
 	{ { "--call-graph", "dwarf,x" }, "'dwarf,x'" },
-	{ { "--call-graph", "lbr" }, "'lbr' is not supported" },
+	{ { "--call-graph", "lbr,8" }, "'lbr,8' for --call-graph" },
 	{ { "--call-graph", "foo" }, "'foo'" },
 	{ { "--call-graph", "DWARF" }, "'DWARF'" },
 	{ { "--call-graph", "fp,x" }, "'fp,x'" },

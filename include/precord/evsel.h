@@ -126,6 +126,11 @@ static inline int evsel__fd(const struct evsel *evsel, int cpu_idx, int thread_i
 }
 
 bool evsel__is_tracepoint(const struct evsel *evsel);
+/* The software dummy event (side-band only, no samples of its own). */
+static inline bool evsel__is_dummy(const struct evsel *evsel)
+{
+	return evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_DUMMY;
+}
 
 static inline bool evsel__is_group_leader(const struct evsel *evsel)
 {

@@ -17,6 +17,7 @@ enum callgraph_mode {
 	CALLGRAPH_NONE = 0,
 	CALLGRAPH_FP,
 	CALLGRAPH_DWARF,
+	CALLGRAPH_LBR,		/* the branch stack's call stack (x86 LBR) */
 };
 
 /*
@@ -85,6 +86,13 @@ struct record_opts {
 	bool		no_buildid;		/* -B/--no-buildid */
 	bool		buildid_mmap;		/* --buildid-mmap (default on); --no-buildid-mmap */
 	int		delay_ms;		/* -D; -1 = start disabled; 0 = none */
+	/*
+	 * -D START-END,...: the moments (ms after the start) events go on and
+	 * off, on at the even ones, off at the odd ones; the recording ends at
+	 * the last. delay_ms is then the first.
+	 */
+	int		*delay_times;
+	int		nr_delay_times;
 	bool		no_inherit;		/* -i/--no-inherit */
 	bool		no_inherit_set;		/*   given (-t then keeps what it says) */
 	bool		group;			/* --group: all events in one group */
