@@ -656,6 +656,11 @@ static int record__config_evsel(struct record *rec, struct evsel *evsel, bool tr
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
 	}
+	/* --no-buffering: the kernel wakes the reader at every record (perf's evsel__config()) */
+	if (o->no_buffering) {
+		attr->watermark = 0;
+		attr->wakeup_events = 1;
+	}
 	if (o->overwrite && !own_dummy)
 		attr->write_backward = 1;
 	/* Forked workload, per task: enabled by the exec itself. */
@@ -774,8 +779,7 @@ int record__config(struct record *rec)
 	bool delayed = rec->opts.delay_ms != 0;
 	/* --overwrite: tracking records must not be overwritten with the samples. */
 	bool own_tracking = ((rec->system_wide || delayed) && !first_dummy) || rec->opts.overwrite;
-	bool workload = rec->opts.argc > 0 && !rec->system_wide && !rec->opts.pid_list &&
-			!rec->opts.tid_list;
+	bool workload = rec->opts.argc > 0 && !rec->system_wide && !record__task_target(&rec->opts);
 	int i;
 
 	if (own_tracking) {

@@ -783,6 +783,58 @@ static int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* --max-size=N[BKMG]: perf's parse_output_max_size(): a tag is needed; 0B is no limit. */
+static int opt_max_size(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (unset) {
+		ctx->opts->max_size = 0;
+		return 0;
+	}
+	if (parse_size_tag(arg, &v))
+		return bad_value(ctx, def, arg, "expected a size with B, K, M or G, such as 100M (0B: no limit)");
+	ctx->opts->max_size = v;
+	return 0;
+}
+
+/*
+ * --affinity=node|cpu (any case), perf's record__parse_affinity(): another
+ * value leaves perf's default, without a word from perf; precord says so.
+ */
+static int opt_affinity(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	if (unset)
+		return 0;
+	if (!strcasecmp(arg, "node"))
+		ctx->opts->affinity = AFFINITY_NODE;
+	else if (!strcasecmp(arg, "cpu"))
+		ctx->opts->affinity = AFFINITY_CPU;
+	else
+		opts__note(ctx->opts, "Warning: --affinity=%s is neither node nor cpu: ignored, "
+			   "as perf record ignores it", arg);
+	return 0;
+}
+
+/* --switch-output-event=EVENT: checked as -e is, when the recording is set up. */
+static int opt_sb_event(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	const char **events;
+
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected an event name; 'perf list' shows the events");
+	events = realloc(opts->sb_events, (opts->nr_sb_events + 1) * sizeof(*events));
+	if (!events)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing --switch-output-event '%s'", arg);
+	events[opts->nr_sb_events++] = arg;
+	opts->sb_events = events;
+	return 0;
+}
+
 /* --switch-output[=signal|SIZE|TIME]: perf's switch_output_setup(); no value is "signal". */
 static int opt_switch_output(struct parse_ctx *ctx, const struct opt_def *def,
 			     const char *arg, bool unset)
@@ -1216,7 +1268,9 @@ static const struct opt_def record_options[] = {
 	OPT_BOOL('W', "weight", sample_weight, "sample by weight (on special events only)"),
 	{ 'z', "compression-level", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
 	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0, 0 },
-	OPT_PERF_ONLY(0, "affinity"),
+	{ 0, "affinity", OPT_ARG_REQUIRED, OPT_NEGATABLE, "node|cpu",
+	  "streaming threads per NUMA node (node: --threads=numa) or per CPU (cpu: --threads=cpu)",
+	  opt_affinity, 0, 0 },
 	{ 0, "aio", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
 	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0, 0 },
 	OPT_BOOL(0, "all-cgroups", record_cgroup, "record cgroup events"),
@@ -1251,7 +1305,8 @@ static const struct opt_def record_options[] = {
 	OPT_BOOL(0, "group", group, "put the counters into a counter group"),
 	OPT_PERF_ONLY(0, "kcore"),
 	OPT_BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),
-	OPT_PERF_ONLY(0, "max-size"),
+	{ 0, "max-size", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<size>",
+	  "stop recording once the output holds this many bytes (B/K/M/G)", opt_max_size, 0, 0 },
 	OPT_BOOL(0, "mmap-output", mmap_output,
 		 "write through a shared mapping of the file, 64 MiB at a time, instead of write()"),
 	OPT_VALUE(0, "mmap-flush", "<size>", opt_mmap_flush,
@@ -1262,7 +1317,8 @@ static const struct opt_def record_options[] = {
 		 "keep perf's directory layout (data + data.N) instead of merging"),
 	OPT_BOOL(0, "no-realtime", no_realtime,
 		 "streaming threads at normal priority (default: SCHED_FIFO 10 when permitted)"),
-	OPT_PERF_ONLY(0, "no-buffering"),
+	OPT_BOOL(0, "no-buffering", no_buffering,
+		 "collect data without buffering: a wakeup per event, written at once"),
 	OPT_VALUE(0, "num-thread-synthesize", "<n>", opt_nr_threads_synth,
 		  "number of threads to run for event synthesis"),
 	{ 0, "off-cpu", OPT_ARG_NONE, OPT_NEGATABLE, NULL,
@@ -1286,15 +1342,19 @@ static const struct opt_def record_options[] = {
 	{ 0, "switch-output", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<signal|size|time>",
 	  "write FILE.<timestamp> on SIGUSR2 (default), every SIZE (B/K/M/G) or TIME (s/m/h/d)",
 	  opt_switch_output, 0, 0 },
-	OPT_PERF_ONLY(0, "switch-output-event"),
+	OPT_VALUE(0, "switch-output-event", "<event>", opt_sb_event,
+		  "switch output on each occurrence of this side-band event (as SIGUSR2)"),
 	OPT_VALUE(0, "synth", "<no|all|task|mmap|cgroup>", opt_synth,
 		  "fine-tune event synthesis: default=all"),
-	OPT_PERF_ONLY(0, "tail-synthesize"),
+	OPT_BOOL(0, "tail-synthesize", tail_synthesize,
+		 "synthesize non-sample events at the end of output"),
 	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
 	  "streaming threads: adaptive[:MAX] (default), cpu, core, package, numa or masks; --no-threads: one",
 	  opt_threads, 0, 0 },
-	OPT_PERF_ONLY(0, "timestamp-boundary"),
-	OPT_PERF_ONLY(0, "timestamp-filename"),
+	OPT_BOOL(0, "timestamp-boundary", timestamp_boundary,
+		 "record the first and last sample times in the header (always done)"),
+	OPT_BOOL(0, "timestamp-filename", timestamp_filename,
+		 "append timestamp to output filename"),
 	OPT_BOOL(0, "transaction", sample_transaction,
 		 "sample transaction flags (special events only)"),
 	OPT_BOOL(0, "user-callchains", user_callchains, "collect user callchains"),
@@ -1539,6 +1599,7 @@ static void record_opts__validate_target(struct record_opts *opts)
 static int record_opts__finish(struct parse_ctx *ctx)
 {
 	struct record_opts *opts = ctx->opts;
+	int ret;
 
 	if (opts->count && opts->freq_set)
 		return opt_error(ctx, -EINVAL,
@@ -1566,11 +1627,27 @@ static int record_opts__finish(struct parse_ctx *ctx)
 	if (opts->mmap_output && opts->aio)
 		return opt_error(ctx, -EINVAL,
 				 "--mmap-output and --aio are two ways to write the file; give one of them");
+	/* perf's switch_output_setup(): a side-band event means signal mode */
+	if (opts->nr_sb_events) {
+		opts->switch_output = opts->switch_signal = true;
+		opts->switch_size = 0;
+		opts->switch_secs = 0;
+	}
 	if (opts->no_threads && (opts->overwrite || opts->switch_output))
 		return opt_error(ctx, -EINVAL,
 				 "%s needs the streaming threads; drop --no-threads",
-				 opts->overwrite ? "--overwrite" : "--switch-output");
-	return record_opts__finish_one_file(ctx);
+				 opts->overwrite ? "--overwrite" : opts->nr_sb_events ?
+				 "--switch-output-event" : "--switch-output");
+	if (opts->affinity != AFFINITY_SYS && (opts->threads_spec || opts->no_threads))
+		return opt_error(ctx, -EINVAL,
+				 "--affinity option is mutually exclusive to parallel streaming mode "
+				 "(--threads, --no-threads): give one of them");
+	ret = record_opts__finish_one_file(ctx);
+	/* --affinity picks the layout: a thread per node, or per CPU, pinned there */
+	if (!ret && opts->affinity != AFFINITY_SYS && !record_opts__per_thread(opts) &&
+	    record_opts__sample_time(opts))
+		opts->threads_spec = opts->affinity == AFFINITY_NODE ? "numa" : "cpu";
+	return ret;
 }
 
 /* Where the options start: after the program name and a "record" subcommand. */
@@ -1643,6 +1720,9 @@ void record_opts__exit(struct record_opts *opts)
 	free(opts->cgroups);
 	opts->cgroups = NULL;
 	opts->nr_cgroups = 0;
+	free(opts->sb_events);
+	opts->sb_events = NULL;
+	opts->nr_sb_events = 0;
 	free(opts->delay_times);
 	opts->delay_times = NULL;
 	opts->nr_delay_times = 0;

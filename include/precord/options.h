@@ -33,6 +33,13 @@ enum synth_mode {
 	SYNTH_ALL	= SYNTH_TASK | SYNTH_MMAP | SYNTH_CGROUP,	/* all (default) */
 };
 
+/* --affinity: where perf moves its reading thread; precord's layout for it. */
+enum record_affinity {
+	AFFINITY_SYS = 0,	/* not given, or a value perf ignores */
+	AFFINITY_NODE,		/* node: --threads=numa */
+	AFFINITY_CPU,		/* cpu: --threads=cpu */
+};
+
 /*
  * --filter: a filter for the evsels of the -e it follows (perf's
  * parse_filter()); --exclude-perf is one too, with filter NULL: perf's
@@ -118,6 +125,20 @@ struct record_opts {
 	unsigned int	switch_secs;		/*   every this many seconds (N[smhd]) */
 	int		switch_max_files;	/* --switch-max-files; 0 = keep every file */
 	const char	*control;		/* --control=fd:CTL[,ACK] | fifo:CTL[,ACK] */
+	/*
+	 * --switch-output-event, in the order given: side-band events whose
+	 * every occurrence switches as SIGUSR2 does (implies signal mode).
+	 */
+	const char	**sb_events;
+	int		nr_sb_events;
+	bool		timestamp_filename;	/* --timestamp-filename: FILE.<timestamp> at the end */
+
+	/* Output control. */
+	u64		max_size;		/* --max-size=N[BKMG]: stop once written; 0 = no limit */
+	bool		timestamp_boundary;	/* --timestamp-boundary: SAMPLE_TIME from every sample */
+	bool		tail_synthesize;	/* --tail-synthesize: tasks and maps at each file's end */
+	bool		no_buffering;		/* --no-buffering: wakeup_events 1, flush every pass */
+	enum record_affinity affinity;		/* --affinity=node|cpu */
 
 	/*
 	 * What samples carry and what else is recorded: perf's record_opts
