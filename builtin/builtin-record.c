@@ -686,7 +686,7 @@ static int record__run(struct record *rec)
 		return err;
 	/* side-band records from the set-up are no trigger: from here on they are */
 	record__sb_read(rec);
-	if ((rec->system_wide || o->pid_list || o->tid_list) && o->delay_ms == 0)
+	if ((rec->system_wide || record__task_target(o)) && o->delay_ms == 0)
 		evlist__enable(rec->evlist);
 	if (rec->wl.pid > 0) {
 		err = workload__start(&rec->wl);

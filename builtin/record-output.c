@@ -387,7 +387,7 @@ static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 		return synthesize__all_parallel(so, rec->wq, rec->opts.nr_threads_synthesize,
 						record__emit, rec);
 	/* A forked workload has not exec'd yet: its COMM is all there is to say. */
-	if (rec->wl.pid > 0 && !rec->opts.pid_list && !rec->opts.tid_list)
+	if (rec->wl.pid > 0 && !record__task_target(&rec->opts))
 		return synthesize__comm(so, rec->wl.pid, record__emit, rec);
 	return synthesize__thread_map(so, rec->evlist->threads, record__emit, rec);
 }

@@ -395,7 +395,7 @@ int record__sb_open(struct record *rec)
 	if (!sb)
 		return 0;
 	cpus = cpus && !cpu_map__is_any(cpus) ? cpu_map__get(cpus) : cpu_map__new_online();
-	threads = rec->opts.pid_list || rec->opts.tid_list ? thread_map__get(rec->evlist->threads) :
+	threads = record__task_target(&rec->opts) ? thread_map__get(rec->evlist->threads) :
 		  thread_map__new_dummy();
 	if (!cpus || !threads) {
 		cpu_map__put(cpus);

@@ -49,6 +49,7 @@ struct record {
 	struct evlist		*evlist;
 	struct evsel		*tracking;	/* gets mmap/comm/task records */
 	bool			system_wide;	/* per-CPU target (-a, -C, or none) */
+	int			nr_cgroup_names;	/* -G names given to evsels so far (perf's nr_cgroups) */
 	struct workload		wl;
 
 	const char		*path;
@@ -122,6 +123,7 @@ int record__parse_events(struct record *rec);
 int record__create_maps(struct record *rec);
 int record__config(struct record *rec);
 bool record__sample_address(const struct record_opts *o);
+bool record__task_target(const struct record_opts *o);
 
 /* record-output.c */
 int record__check_output(struct record *rec);

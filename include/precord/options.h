@@ -33,7 +33,6 @@ enum synth_mode {
 	SYNTH_ALL	= SYNTH_TASK | SYNTH_MMAP | SYNTH_CGROUP,	/* all (default) */
 };
 
-/* --filter: a filter for the evsels of the -e it follows (perf's parse_filter()). */
 /* --affinity: where perf moves its reading thread; precord's layout for it. */
 enum record_affinity {
 	AFFINITY_SYS = 0,	/* not given, or a value perf ignores */
@@ -41,9 +40,24 @@ enum record_affinity {
 	AFFINITY_CPU,		/* cpu: --threads=cpu */
 };
 
+/*
+ * --filter: a filter for the evsels of the -e it follows (perf's
+ * parse_filter()); --exclude-perf is one too, with filter NULL: perf's
+ * "common_pid != <its pid>" on those evsels, which must be tracepoints.
+ */
 struct record_filter {
 	int		event;			/* index in record_opts.events */
-	const char	*filter;		/* points into argv */
+	const char	*filter;		/* points into argv; NULL: --exclude-perf */
+};
+
+/*
+ * -G/--cgroup NAME[,NAME...]: given after -e number event - 1, so the
+ * names go to the evsels parsed so far that have none, in order, as
+ * perf's parse_cgroups() gives them.
+ */
+struct record_cgroup {
+	int		event;			/* index in record_opts.events */
+	const char	*names;			/* points into argv */
 };
 
 struct record_opts {
@@ -163,6 +177,29 @@ struct record_opts {
 	const char	*cpu_list;		/* -C */
 	const char	*pid_list;		/* -p */
 	const char	*tid_list;		/* -t */
+	/*
+	 * -u/--uid: a user name or uid; its processes when recording starts
+	 * are the target, as -p would name them (perf 6.1's thread map by uid).
+	 */
+	const char	*uid_str;
+	struct record_cgroup *cgroups;		/* -G, in the order given; needs -a */
+	int		nr_cgroups;
+	/*
+	 * -b, -j: PERF_SAMPLE_BRANCH_STACK with these branch_sample_type
+	 * bits (perf's parse_branch_stack()); 0: none.
+	 */
+	u64		branch_stack;
+	/*
+	 * AUX area options: perf refuses -S and --aux-sample without an AUX
+	 * area event, which precord never records; -m's AUX size is taken
+	 * and, as in perf without one, unused.
+	 */
+	const char	*snapshot_opts;		/* -S/--snapshot[=opts]: "" without a value */
+	const char	*aux_sample_opts;	/* --aux-sample[=opts]: "" without a value */
+	unsigned int	auxtrace_mmap_pages;	/* -m N,M: M; 0: not given */
+	bool		off_cpu;		/* --off-cpu: warned about, ignored (no BPF skeleton) */
+	const char	*clang_path;		/* --clang-path, --clang-opt: for BPF source */
+	const char	*clang_opt;		/*   events, which precord has not: kept, unused */
 	/*
 	 * --per-thread: one ring per thread, no CPU-wide events (perf ignores
 	 * it with -a or -C, and so does precord).
