@@ -21,6 +21,7 @@
 
 #include "precord/cpumap.h"
 #include "precord/options.h"
+#include "precord/parse-events.h"
 #include "precord/util.h"
 #include "precord/threadmap.h"
 
@@ -95,6 +96,9 @@ int bad_value(struct parse_ctx *ctx, const struct opt_def *def,
 /* One of perf's informational notes, printed after the parse unless -q. */
 __attribute__((format(printf, 2, 3)))
 void opts__note(struct record_opts *opts, const char *fmt, ...);
+/* A note printed even with -q (record_opts.warnings). */
+__attribute__((format(printf, 2, 3)))
+void opts__warn(struct record_opts *opts, const char *fmt, ...);
 
 /* ---- options-values.c ---- */
 
@@ -124,6 +128,16 @@ int opt_user_regs(struct parse_ctx *ctx, const struct opt_def *def,
 		  const char *arg, bool unset);
 int opt_filter(struct parse_ctx *ctx, const struct opt_def *def,
 	       const char *arg, bool unset);
+int opt_exclude_perf(struct parse_ctx *ctx, const struct opt_def *def,
+		     const char *arg, bool unset);
+int opt_branch(struct parse_ctx *ctx, const struct opt_def *def,
+	       const char *arg, bool unset);
+int opt_off_cpu(struct parse_ctx *ctx, const struct opt_def *def,
+		const char *arg, bool unset);
+int opt_clang_path(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset);
+int opt_clang_opt(struct parse_ctx *ctx, const struct opt_def *def,
+		  const char *arg, bool unset);
 
 /* ---- options-target.c ---- */
 
@@ -139,6 +153,10 @@ int opt_pid(struct parse_ctx *ctx, const struct opt_def *def,
 	    const char *arg, bool unset);
 int opt_tid(struct parse_ctx *ctx, const struct opt_def *def,
 	    const char *arg, bool unset);
+int opt_uid(struct parse_ctx *ctx, const struct opt_def *def,
+	    const char *arg, bool unset);
+int opt_cgroup(struct parse_ctx *ctx, const struct opt_def *def,
+	       const char *arg, bool unset);
 
 /* ---- options-output.c ---- */
 
@@ -160,11 +178,21 @@ int opt_mmap_flush(struct parse_ctx *ctx, const struct opt_def *def,
 		   const char *arg, bool unset);
 int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
 		const char *arg, bool unset);
+int opt_max_size(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset);
+int opt_affinity(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset);
+int opt_sb_event(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset);
 int opt_switch_output(struct parse_ctx *ctx, const struct opt_def *def,
 		      const char *arg, bool unset);
 int opt_switch_max_files(struct parse_ctx *ctx, const struct opt_def *def,
 			 const char *arg, bool unset);
 int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
 		const char *arg, bool unset);
+int opt_snapshot(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset);
+int opt_aux_sample(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset);
 
 #endif /* PRECORD_OPTIONS_INTERNAL_H */

@@ -2,8 +2,9 @@
 /*
  * options-output.c — the options that say where the records go and
  * how: -o, -m/--mmap-pages, -z, --aio, --mmap-flush, --threads,
- * --switch-output, --switch-max-files, --synth, --proc-map-timeout,
- * --num-thread-synthesize, --control.
+ * --affinity, --max-size, --switch-output, --switch-output-event,
+ * --switch-max-files, --synth, --proc-map-timeout, --num-thread-synthesize,
+ * --control, and the AUX area's -S and --aux-sample.
  *
  * Data flow: each handler checks its value and stores it in struct record_opts.
  */
@@ -22,28 +23,17 @@
 
 #include "options-internal.h"
 
-int opt_mmap_pages(struct parse_ctx *ctx, const struct opt_def *def,
-		   const char *arg, bool unset)
+/* One size of -m, in pages, with perf's note when it was rounded up. */
+static int mmap_pages_one(struct parse_ctx *ctx, const struct opt_def *def, const char *arg,
+			  const char *str, unsigned int *pages_out)
 {
 	unsigned long long rounded_from;
-	const char *comma = strchr(arg, ',');
 	long page_size = sysconf(_SC_PAGESIZE);
-	char data[32], size[32];
-	size_t len;
+	char size[32];
 	long pages;
 
-	if (comma && comma[1])
-		return opt_error(ctx, -EINVAL,
-				 "AUX area buffers ('%s' after the comma in -m/--mmap-pages) are not supported by precord yet",
-				 comma + 1);
-	len = comma ? (size_t)(comma - arg) : strlen(arg);
-	if (len >= sizeof(data))
-		return bad_value(ctx, def, arg,
-				 "expected a number of pages, or a size with B/K/M/G");
-	memcpy(data, arg, len);
-	data[len] = '\0';
-
-	pages = mmap_pages__parse(data, page_size, &rounded_from);
+	/* perf reads an empty size with strtoul(): 0 pages */
+	pages = mmap_pages__parse(*str ? str : "0", page_size, &rounded_from);
 	if (pages == -ERANGE)
 		return bad_value(ctx, def, arg, "too large: at most 2147483648 pages");
 	if (pages < 0)
@@ -53,8 +43,35 @@ int opt_mmap_pages(struct parse_ctx *ctx, const struct opt_def *def,
 		unit_number(size, sizeof(size), (unsigned long long)pages * page_size);
 		opts__note(ctx->opts, "rounding mmap pages size to %s (%ld pages)", size, pages);
 	}
-	ctx->opts->mmap_pages = (unsigned int)pages;
+	*pages_out = (unsigned int)pages;
 	return 0;
+}
+
+/*
+ * -m DATA[,AUX] (perf's record__parse_mmap_pages()): an empty DATA keeps
+ * the default; AUX, when there is a comma, is parsed the same way (an
+ * empty one is 0 pages, rounded up to 1 with perf's note) and kept for an
+ * AUX area event, which precord never has: unused, as in perf without one.
+ */
+int opt_mmap_pages(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	char data[32];
+	int err;
+
+	if (len >= sizeof(data))
+		return bad_value(ctx, def, arg,
+				 "expected a number of pages, or a size with B/K/M/G");
+	memcpy(data, arg, len);
+	data[len] = '\0';
+	if (len) {
+		err = mmap_pages_one(ctx, def, arg, data, &ctx->opts->mmap_pages);
+		if (err)
+			return err;
+	}
+	return comma ? mmap_pages_one(ctx, def, arg, comma + 1, &ctx->opts->auxtrace_mmap_pages) : 0;
 }
 
 int opt_output(struct parse_ctx *ctx, const struct opt_def *def,
@@ -196,6 +213,58 @@ int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* --max-size=N[BKMG]: perf's parse_output_max_size(): a tag is needed; 0B is no limit. */
+int opt_max_size(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (unset) {
+		ctx->opts->max_size = 0;
+		return 0;
+	}
+	if (parse_size_tag(arg, &v))
+		return bad_value(ctx, def, arg, "expected a size with B, K, M or G, such as 100M (0B: no limit)");
+	ctx->opts->max_size = v;
+	return 0;
+}
+
+/*
+ * --affinity=node|cpu (any case), perf's record__parse_affinity(): another
+ * value leaves perf's default, without a word from perf; precord says so.
+ */
+int opt_affinity(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset)
+{
+	if (unset)
+		return 0;
+	if (!strcasecmp(arg, "node"))
+		ctx->opts->affinity = AFFINITY_NODE;
+	else if (!strcasecmp(arg, "cpu"))
+		ctx->opts->affinity = AFFINITY_CPU;
+	else
+		opts__note(ctx->opts, "Warning: --affinity=%s is neither node nor cpu: ignored, "
+			   "as perf record ignores it", arg);
+	return 0;
+}
+
+/* --switch-output-event=EVENT: checked as -e is, when the recording is set up. */
+int opt_sb_event(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	const char **events;
+
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected an event name; 'perf list' shows the events");
+	events = realloc(opts->sb_events, (opts->nr_sb_events + 1) * sizeof(*events));
+	if (!events)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing --switch-output-event '%s'", arg);
+	events[opts->nr_sb_events++] = arg;
+	opts->sb_events = events;
+	return 0;
+}
+
 /* --switch-output[=signal|SIZE|TIME]: perf's switch_output_setup(); no value is "signal". */
 int opt_switch_output(struct parse_ctx *ctx, const struct opt_def *def,
 		      const char *arg, bool unset)
@@ -239,5 +308,20 @@ int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
 	if (strncmp(arg, "fd:", 3) && strncmp(arg, "fifo:", 5))
 		return bad_value(ctx, def, arg, "expected fd:CTL[,ACK] or fifo:CTL[,ACK]");
 	ctx->opts->control = arg;
+	return 0;
+}
+
+/* -S/--snapshot[=opts], --aux-sample[=opts]: kept; set-up refuses them as perf does. */
+int opt_snapshot(struct parse_ctx *ctx, const struct opt_def *def,
+		 const char *arg, bool unset)
+{
+	ctx->opts->snapshot_opts = unset ? NULL : arg ? arg : "";
+	return 0;
+}
+
+int opt_aux_sample(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	ctx->opts->aux_sample_opts = unset ? NULL : arg ? arg : "";
 	return 0;
 }

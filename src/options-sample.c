@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * options-sample.c — the options that say what is sampled and what a
- * sample holds: -e and --filter, -c, -F, -g and --call-graph, -I and
- * --user-regs (the registers the PMU can sample), --verbose.
+ * sample holds: -e, --filter and --exclude-perf, -c, -F, -g and
+ * --call-graph, -I and --user-regs (the registers the PMU can sample),
+ * -b/-j (branch stacks), --off-cpu, and the clang options of perf's BPF
+ * events.
  *
  * Data flow: each handler checks its value and stores it in struct record_opts;
  * -e strings are kept as given, for the set-up to parse (parse-events.c).
@@ -295,5 +297,108 @@ int opt_filter(struct parse_ctx *ctx, const struct opt_def *def,
 	f[opts->nr_filters].filter = arg;
 	opts->filters = f;
 	opts->nr_filters++;
+	return 0;
+}
+
+/*
+ * --exclude-perf: perf's "common_pid != <pid>" for the tracepoints of the
+ * last -e, kept in order with --filter's. perf takes --no-exclude-perf
+ * as the same.
+ */
+int opt_exclude_perf(struct parse_ctx *ctx, const struct opt_def *def,
+		     const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	struct record_filter *f;
+
+	if (!opts->nr_events)
+		return opt_error(ctx, -EINVAL,
+				 "--exclude-perf option should follow a -e tracepoint option");
+	f = realloc(opts->filters, (opts->nr_filters + 1) * sizeof(*f));
+	if (!f)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing --exclude-perf");
+	f[opts->nr_filters].event = opts->nr_events - 1;
+	f[opts->nr_filters].filter = NULL;
+	opts->filters = f;
+	opts->nr_filters++;
+	return 0;
+}
+
+/* The first word of a -j list perf's table lacks (perf names it), and its length. */
+static const char *branch_bad_word(const char *list, size_t *len)
+{
+	const char *w = list;
+
+	for (;;) {
+		size_t n = strcspn(w, ",");
+		char word[32];
+		u64 m = 0;
+
+		if (!n || n >= sizeof(word))
+			break;
+		memcpy(word, w, n);
+		word[n] = '\0';
+		if (parse_events__branch_str(word, &m) || !w[n])
+			break;
+		w += n + 1;
+	}
+	*len = strcspn(w, ",");
+	return w;
+}
+
+/*
+ * -b (any taken branch) and -j FILTERS (perf's parse_branch_stack()): one
+ * of them, once; the names are perf 6.1's parse_branch_str() table.
+ */
+int opt_branch(struct parse_ctx *ctx, const struct opt_def *def,
+	       const char *arg, bool unset)
+{
+	u64 mode = 0;
+	const char *bad;
+	size_t len;
+
+	if (unset)
+		return 0;
+	if (ctx->opts->branch_stack)
+		return opt_error(ctx, -EINVAL,
+				 "Can't use --branch-any (-b) with --branch-filter (-j): give one of them once");
+	if (!arg) {
+		ctx->opts->branch_stack = PERF_SAMPLE_BRANCH_ANY;
+		return 0;
+	}
+	if (parse_events__branch_str(arg, &mode)) {
+		bad = branch_bad_word(arg, &len);
+		return opt_error(ctx, -EINVAL,
+				 "unknown branch filter %.*s, check man page (-j takes u, k, hv, any, "
+				 "any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, "
+				 "no_tx, save_type, stack, priv)", (int)len, bad);
+	}
+	ctx->opts->branch_stack = mode;
+	return 0;
+}
+
+/* --off-cpu: perf 6.1 built without its BPF skeleton warns and goes on; so does precord. */
+int opt_off_cpu(struct parse_ctx *ctx, const struct opt_def *def,
+		const char *arg, bool unset)
+{
+	ctx->opts->off_cpu = !unset;
+	if (!unset)
+		opts__warn(ctx->opts, "Warning: option `off-cpu' is being ignored: precord has no "
+			   "BPF off-CPU profiler (perf's needs BUILD_BPF_SKEL=1)");
+	return 0;
+}
+
+/* --clang-path, --clang-opt: perf's, for BPF source events (which precord has not). */
+int opt_clang_path(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	ctx->opts->clang_path = arg;
+	return 0;
+}
+
+int opt_clang_opt(struct parse_ctx *ctx, const struct opt_def *def,
+		  const char *arg, bool unset)
+{
+	ctx->opts->clang_opt = arg;
 	return 0;
 }

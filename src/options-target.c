@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * options-target.c — the options that say what is recorded and when:
- * -C, -p, -t, -D/--delay, -k/--clockid, -r/--realtime.
+ * -C, -p, -t, -u, -G, -D/--delay, -k/--clockid, -r/--realtime.
  *
  * Data flow: each handler checks the form of its value (a CPU list, pids, a
  * clock name) and stores it in struct record_opts; whether those CPUs
@@ -203,5 +203,35 @@ int opt_tid(struct parse_ctx *ctx, const struct opt_def *def,
 				 "invalid tid list '%s' for -t/--tid: expected thread ids such as 1234,5678",
 				 arg);
 	ctx->opts->tid_list = arg;
+	return 0;
+}
+
+/* -u/--uid: the name is looked up when the recording is set up, as perf does. */
+int opt_uid(struct parse_ctx *ctx, const struct opt_def *def,
+	    const char *arg, bool unset)
+{
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected a user name or uid");
+	ctx->opts->uid_str = arg;
+	return 0;
+}
+
+/* -G/--cgroup: after an -e (perf's parse_cgroups()); the cgroups are opened at set-up. */
+int opt_cgroup(struct parse_ctx *ctx, const struct opt_def *def,
+	       const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	struct record_cgroup *g;
+
+	if (!opts->nr_events)
+		return opt_error(ctx, -EINVAL,
+				 "must define events before cgroups: give -e before -G/--cgroup");
+	g = realloc(opts->cgroups, (opts->nr_cgroups + 1) * sizeof(*g));
+	if (!g)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing -G/--cgroup '%s'", arg);
+	g[opts->nr_cgroups].event = opts->nr_events - 1;
+	g[opts->nr_cgroups].names = arg;
+	opts->cgroups = g;
+	opts->nr_cgroups++;
 	return 0;
 }

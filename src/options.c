@@ -85,22 +85,40 @@ int bad_value(struct parse_ctx *ctx, const struct opt_def *def,
 			 arg, opt_name(def, name, sizeof(name)), expect);
 }
 
+/* One line appended to buf (of size bytes); what does not fit is dropped. */
+static void note__vadd(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 >= size)
+		return;
+	vsnprintf(buf + len, size - len, fmt, ap);
+	len = strlen(buf);
+	if (len + 1 < size) {
+		buf[len] = '\n';
+		buf[len + 1] = '\0';
+	}
+}
+
 void __attribute__((format(printf, 2, 3)))
 opts__note(struct record_opts *opts, const char *fmt, ...)
 {
-	size_t len = strlen(opts->notes);
 	va_list ap;
 
-	if (len + 1 >= sizeof(opts->notes))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(opts->notes + len, sizeof(opts->notes) - len, fmt, ap);
+	note__vadd(opts->notes, sizeof(opts->notes), fmt, ap);
 	va_end(ap);
-	len = strlen(opts->notes);
-	if (len + 1 < sizeof(opts->notes)) {
-		opts->notes[len] = '\n';
-		opts->notes[len + 1] = '\0';
-	}
+}
+
+/* A note printed even with -q (record_opts.warnings). */
+void __attribute__((format(printf, 2, 3)))
+opts__warn(struct record_opts *opts, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note__vadd(opts->warnings, sizeof(opts->warnings), fmt, ap);
+	va_end(ap);
 }
 
 enum { MATCH_NONE, MATCH_PREFIX, MATCH_EXACT };
@@ -298,9 +316,43 @@ static int record_opts__finish_one_file(struct parse_ctx *ctx)
 	return 0;
 }
 
+/*
+ * perf's target__validate(): a task target (-p, -t) wins over -C, -u and
+ * -a, and -u over -C and -a; perf says only the first override it made.
+ */
+static void record_opts__validate_target(struct record_opts *opts)
+{
+	bool task = opts->pid_list || opts->tid_list;
+	const char *said = NULL;
+
+	if (task && opts->cpu_list) {
+		said = "PID/TID switch overriding CPU";
+		opts->cpu_list = NULL;
+	}
+	if (task && opts->uid_str) {
+		said = said ? said : "PID/TID switch overriding UID";
+		opts->uid_str = NULL;
+	}
+	if (opts->uid_str && opts->cpu_list) {
+		said = said ? said : "UID switch overriding CPU";
+		opts->cpu_list = NULL;
+	}
+	if (task && opts->system_wide) {
+		said = said ? said : "PID/TID switch overriding SYSTEM";
+		opts->system_wide = false;
+	}
+	if (opts->uid_str && opts->system_wide) {
+		said = said ? said : "UID switch overriding SYSTEM";
+		opts->system_wide = false;
+	}
+	if (said)
+		opts__note(opts, "Warning: %s", said);
+}
+
 static int record_opts__finish(struct parse_ctx *ctx)
 {
 	struct record_opts *opts = ctx->opts;
+	int ret;
 
 	if (opts->count && opts->freq_set)
 		return opt_error(ctx, -EINVAL,
@@ -317,25 +369,38 @@ static int record_opts__finish(struct parse_ctx *ctx)
 			   opts->pid_list, opts->tid_list);
 		opts->tid_list = NULL;
 	}
-	/* target__validate(): a task target wins over CPU and system-wide ones */
-	if ((opts->pid_list || opts->tid_list) && opts->cpu_list) {
-		opts__note(opts, "Warning: PID/TID switch overriding CPU");
-		opts->cpu_list = NULL;
-	}
-	if ((opts->pid_list || opts->tid_list) && opts->system_wide) {
-		opts__note(opts, "Warning: PID/TID switch overriding SYSTEM");
-		opts->system_wide = false;
-	}
-	if (!opts->pid_list && !opts->tid_list && !opts->cpu_list && opts->argc == 0)
+	if (!opts->pid_list && !opts->tid_list && !opts->uid_str && !opts->cpu_list &&
+	    opts->argc == 0)
 		opts->system_wide = true;
+	/* perf checks this before its target rules: -a given, or no target and no command */
+	if (opts->nr_cgroups && !opts->system_wide)
+		return opt_error(ctx, -EINVAL,
+				 "cgroup monitoring only available in system-wide mode: add -a to -G/--cgroup");
+	record_opts__validate_target(opts);
 	if (opts->mmap_output && opts->aio)
 		return opt_error(ctx, -EINVAL,
 				 "--mmap-output and --aio are two ways to write the file; give one of them");
+	/* perf's switch_output_setup(): a side-band event means signal mode */
+	if (opts->nr_sb_events) {
+		opts->switch_output = opts->switch_signal = true;
+		opts->switch_size = 0;
+		opts->switch_secs = 0;
+	}
 	if (opts->no_threads && (opts->overwrite || opts->switch_output))
 		return opt_error(ctx, -EINVAL,
 				 "%s needs the streaming threads; drop --no-threads",
-				 opts->overwrite ? "--overwrite" : "--switch-output");
-	return record_opts__finish_one_file(ctx);
+				 opts->overwrite ? "--overwrite" : opts->nr_sb_events ?
+				 "--switch-output-event" : "--switch-output");
+	if (opts->affinity != AFFINITY_SYS && (opts->threads_spec || opts->no_threads))
+		return opt_error(ctx, -EINVAL,
+				 "--affinity option is mutually exclusive to parallel streaming mode "
+				 "(--threads, --no-threads): give one of them");
+	ret = record_opts__finish_one_file(ctx);
+	/* --affinity picks the layout: a thread per node, or per CPU, pinned there */
+	if (!ret && opts->affinity != AFFINITY_SYS && !record_opts__per_thread(opts) &&
+	    record_opts__sample_time(opts))
+		opts->threads_spec = opts->affinity == AFFINITY_NODE ? "numa" : "cpu";
+	return ret;
 }
 
 /* Where the options start: after the program name and a "record" subcommand. */
@@ -378,6 +443,8 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 	opts->argc = argc - i;
 	opts->argv = argv + i;
 	ret = record_opts__finish(&ctx);
+	if (!ret)
+		fputs(opts->warnings, stderr);
 	if (!ret && !opts->quiet)
 		fputs(opts->notes, stderr);
 	return ret;
@@ -405,6 +472,12 @@ void record_opts__exit(struct record_opts *opts)
 	free(opts->filters);
 	opts->filters = NULL;
 	opts->nr_filters = 0;
+	free(opts->cgroups);
+	opts->cgroups = NULL;
+	opts->nr_cgroups = 0;
+	free(opts->sb_events);
+	opts->sb_events = NULL;
+	opts->nr_sb_events = 0;
 	free(opts->delay_times);
 	opts->delay_times = NULL;
 	opts->nr_delay_times = 0;

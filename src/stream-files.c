@@ -106,6 +106,11 @@ void stream__count_shared(struct stream *s, u64 n)
 	 * is armed is never missed by both.
 	 */
 	total = __atomic_add_fetch(&sh->bytes, n, __ATOMIC_SEQ_CST);
+	/* SEQ_CST: pairs with record__arm_max_size()'s store of max_at, as above */
+	at = __atomic_load_n(&sh->max_at, __ATOMIC_SEQ_CST);
+	if (at && total >= at && total - n < at && sh->max_fd >= 0 &&
+	    write(sh->max_fd, &one, sizeof(one)) < 0)
+		at = 0;		/* the counter saturated: the stop is pending anyway */
 	at = stream__limit(s);
 	if (at && total >= at && total - n < at && sh->switch_fd >= 0 &&
 	    write(sh->switch_fd, &one, sizeof(one)) < 0)

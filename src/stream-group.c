@@ -168,6 +168,7 @@ static void stream__ready_helper(struct stream *h, const struct stream *lead, u6
 	h->zc = lead->zc;
 	h->index = lead->index;
 	h->mmap_flush = lead->mmap_flush;
+	h->flush_each = lead->flush_each;
 	h->idle_ms = lead->idle_ms;
 	h->error = 0;
 	h->rt_error = 0;

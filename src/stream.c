@@ -376,6 +376,12 @@ static int stream__loop(struct stream *s, bool *retired)
 			break;
 		}
 		woke = false;
+		/* --no-buffering: what a pass read is in the file before the next one */
+		if (n > 0 && s->flush_each) {
+			s->error = stream__flush_idle(s);
+			if (s->error)
+				break;
+		}
 		stop = stream__command(s);
 		if (stop < 0) {
 			s->error = stop;
