@@ -86,6 +86,7 @@ int bad_value(struct parse_ctx *ctx, const struct opt_def *def,
 }
 
 /* One line appended to buf (of size bytes); what does not fit is dropped. */
+__attribute__((format(printf, 3, 0), nonnull(3)))
 static void note__vadd(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	size_t len = strlen(buf);
