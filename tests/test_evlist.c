@@ -125,6 +125,33 @@ static struct evlist *comm_evlist(int nr_evsels, struct cpu_map *cpus, struct th
 	return evlist;
 }
 
+/*
+ * comm_evlist() over every online CPU and the dummy thread map; the evlist
+ * holds the only references to its maps, so evlist__delete() frees them.
+ */
+static struct evlist *online_evlist(int nr_evsels, struct wq *wq)
+{
+	struct cpu_map *cpus = cpu_map__new_online();
+	struct thread_map *threads = thread_map__new_dummy();
+	struct evlist *evlist;
+
+	assert_non_null(cpus);
+	assert_non_null(threads);
+	evlist = comm_evlist(nr_evsels, cpus, threads, wq);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+	return evlist;
+}
+
+/* The real perf_event_open(), as the open_fn hooks call it once they let an open through. */
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			       unsigned long flags)
+{
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /* Open, or skip the test when this kernel or user may not open these events. */
 static void open_or_skip(struct evlist *evlist, struct evlist_open_error *oerr)
 {
@@ -337,7 +364,7 @@ static int logging_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int 
 			int group_fd, unsigned long flags)
 {
 	struct open_log *log = ctx;
-	int i = atomic_fetch_add(&log->nr, 1), fd;
+	int i = atomic_fetch_add(&log->nr, 1);
 
 	if (i < MAX_CALLS) {
 		log->call[i].pid = pid;
@@ -345,17 +372,15 @@ static int logging_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int 
 		log->call[i].ran_on = sched_getcpu();
 		log->call[i].tid = gettid_();
 	}
-	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : fd;
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 }
 
 /* Forced parallel: the opens for CPU c run on a worker, on CPU c. */
 static void test_open_runs_on_the_cpu(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(2, fx->wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct open_log *log = calloc(1, sizeof(*log));
 	int i, n;
 
@@ -372,17 +397,14 @@ static void test_open_runs_on_the_cpu(void **state)
 	}
 	evlist__delete(evlist);
 	free(log);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* Below the cutoff (default), a small evlist opens inline in the caller. */
 static void test_small_evlist_runs_inline(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(1, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(1, fx->wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct open_log *log = calloc(1, sizeof(*log));
 	int i;
 
@@ -398,8 +420,6 @@ static void test_small_evlist_runs_inline(void **state)
 		assert_int_equal(log->call[i].tid, gettid_());
 	evlist__delete(evlist);
 	free(log);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* A sched tracepoint event (name: sched_switch, ...), or NULL without tracefs. */
@@ -428,9 +448,8 @@ static struct evsel *tracepoint_evsel(const char *name, u64 marker)
  */
 static void check_tracepoints_on_caller(struct wq *wq)
 {
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(1, cpus, threads, wq);
+	struct evlist *evlist = online_evlist(1, wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct open_log *log = calloc(1, sizeof(*log));
 	struct evsel *tp1 = tracepoint_evsel("sched_switch", 1001);
 	struct evsel *tp2 = tracepoint_evsel("sched_wakeup", 1002);
@@ -467,8 +486,6 @@ static void check_tracepoints_on_caller(struct wq *wq)
 	assert_int_equal(fds__count(), before);
 	evlist__delete(evlist);
 	free(log);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 static void test_tracepoints_on_caller(void **state)
@@ -483,9 +500,8 @@ static void test_tracepoints_on_caller(void **state)
 static void test_tracepoint_group_on_caller(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(1, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(1, fx->wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct open_log *log = calloc(1, sizeof(*log));
 	struct evsel *tp = tracepoint_evsel("sched_switch", 1001), *member;
 	int i, n;
@@ -511,8 +527,6 @@ static void test_tracepoint_group_on_caller(void **state)
 		assert_int_equal(log->call[i].tid, gettid_());
 	evlist__delete(evlist);
 	free(log);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* ---- failures ------------------------------------------------------------------ */
@@ -530,22 +544,19 @@ static int failing_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int 
 			int group_fd, unsigned long flags)
 {
 	struct inject *inj = ctx;
-	int fd;
 
 	atomic_fetch_add(&inj->calls, 1);
 	if (cpu == inj->cpu && attr->sample_period == inj->config)
 		return inj->err;
 	if (inj->config2 && cpu == inj->cpu2 && attr->sample_period == inj->config2)
 		return -ENODEV;
-	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : fd;
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 }
 
 static void check_injected_failure(struct wq *wq)
 {
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	struct evlist *evlist = online_evlist(3, wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct inject inj = { .cpu = cpus->map[cpus->nr - 1].cpu, .config = 1002, .err = -EBUSY };
 	struct evlist_open_error oerr;
 	char msg[256], want[64];
@@ -582,8 +593,6 @@ static void check_injected_failure(struct wq *wq)
 	check_slots(evlist);
 	evlist__delete(evlist);
 	assert_int_equal(fds__count(), before);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /*
@@ -592,9 +601,8 @@ static void check_injected_failure(struct wq *wq)
  */
 static void check_first_failure_reported(struct wq *wq)
 {
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	struct evlist *evlist = online_evlist(3, wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct inject inj = {
 		.cpu = cpus->map[cpus->nr - 1].cpu, .config = 1001, .err = -EBUSY,
 		.cpu2 = cpus->map[0].cpu, .config2 = 1002,
@@ -611,8 +619,6 @@ static void check_first_failure_reported(struct wq *wq)
 	assert_int_equal(oerr.cpu.cpu, inj.cpu);
 	assert_int_equal(fds__count(), before);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /*
@@ -623,9 +629,8 @@ static void check_first_failure_reported(struct wq *wq)
 static void test_first_failure_across_passes(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(1, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(1, fx->wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct evsel *tp = tracepoint_evsel("sched_switch", 1001);
 	struct inject inj = {
 		.cpu = cpus->map[cpus->nr - 1].cpu, .config = 1001, .err = -EBUSY,
@@ -649,8 +654,6 @@ static void test_first_failure_across_passes(void **state)
 	assert_int_equal(oerr.cpu.cpu, inj.cpu);
 	assert_int_equal(fds__count(), before);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 static void test_first_failure_reported(void **state)
@@ -664,9 +667,8 @@ static void test_first_failure_reported(void **state)
 /* Serially, after evsel 0 fails on the first CPU, the other CPUs try evsel 0 and stop. */
 static void test_failure_stops_later_evsels(void **state)
 {
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(3, cpus, threads, NULL);
+	struct evlist *evlist = online_evlist(3, NULL);
+	struct cpu_map *cpus = evlist->cpus;
 	struct inject inj = { .cpu = cpus->map[0].cpu, .config = 1000, .err = -EBUSY };
 	int i;
 
@@ -677,8 +679,6 @@ static void test_failure_stops_later_evsels(void **state)
 	assert_int_equal(evlist__open_wq(evlist, NULL, NULL), -EBUSY);
 	assert_int_equal(atomic_load(&inj.calls), cpus->nr);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 static void test_injected_failure_parallel(void **state)
@@ -698,22 +698,18 @@ static int old_kernel_open(void *ctx, struct perf_event_attr *attr, pid_t pid, i
 			   int group_fd, unsigned long flags)
 {
 	atomic_int *einvals = ctx;
-	int fd;
 
 	if (attr->build_id || (attr->read_format & PERF_FORMAT_LOST)) {
 		atomic_fetch_add(einvals, 1);
 		return -EINVAL;
 	}
-	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : fd;
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 }
 
 static void test_missing_features_fall_back(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(2, fx->wq);
 	struct evlist_open_error oerr;
 	atomic_int einvals = 0;
 	int i;
@@ -734,8 +730,6 @@ static void test_missing_features_fall_back(void **state)
 	assert_true(evlist->entries[0]->attr.mmap2);	/* only what failed goes */
 	check_slots(evlist);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* ---- groups, and the fallbacks and messages of events this machine lacks ---- */
@@ -774,9 +768,8 @@ static void check_group_read(struct evlist *evlist, int n)
 
 static void check_group_open(struct wq *wq)
 {
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(3, cpus, threads, wq);
+	struct evlist *evlist = online_evlist(3, wq);
+	struct cpu_map *cpus = evlist->cpus;
 	int i, c;
 
 	make_group(evlist, 3);
@@ -796,8 +789,6 @@ static void check_group_open(struct wq *wq)
 		}
 	}
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 static void test_group_open_parallel(void **state)
@@ -816,21 +807,16 @@ static void test_group_open_serial(void **state)
 static int no_hw_pmu_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 			  int group_fd, unsigned long flags)
 {
-	int fd;
-
 	if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_RAW)
 		return -ENOENT;
-	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : fd;
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 }
 
 /* cycles becomes cpu-clock, named from its attr; instructions fails with perf's line. */
 static void test_cycles_falls_back(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(2, fx->wq);
 	struct evlist_open_error oerr;
 	struct evsel *cycles = evlist->entries[1];
 	char msg[256];
@@ -861,8 +847,6 @@ static void test_cycles_falls_back(void **state)
 	assert_int_equal(strncmp(msg, "The instructions event is not supported.", 40), 0);
 	assert_int_equal(evlist__nr_fds(evlist), 0);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* A kernel that refuses every group member. */
@@ -870,23 +854,19 @@ static int no_groups_open(void *ctx, struct perf_event_attr *attr, pid_t pid, in
 			  int group_fd, unsigned long flags)
 {
 	atomic_int *members = ctx;
-	int fd;
 
 	if (group_fd >= 0) {
 		atomic_fetch_add(members, 1);
 		return -EINVAL;
 	}
-	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : fd;
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 }
 
 /* ":W": a group the kernel refuses is opened as single events; without it, perf's error. */
 static void test_weak_group_splits(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(3, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(3, fx->wq);
 	struct evlist_open_error oerr;
 	atomic_int members = 0;
 	char msg[256];
@@ -914,8 +894,6 @@ static void test_weak_group_splits(void **state)
 	}
 	check_slots(evlist);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* perf's lines for EOPNOTSUPP and a per-thread EINVAL. */
@@ -958,20 +936,15 @@ static void test_open_strerror_perf_lines(void **state)
 static int no_weight_struct_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 				 int group_fd, unsigned long flags)
 {
-	int fd;
-
 	if (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)
 		return -EINVAL;
-	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : fd;
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 }
 
 static void test_weight_struct_falls_back(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(2, fx->wq);
 	struct evlist_open_error oerr;
 	int i;
 
@@ -987,8 +960,6 @@ static void test_weight_struct_falls_back(void **state)
 	}
 	check_slots(evlist);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* --filter strings join as perf joins them; a software event's fds refuse one. */
@@ -1022,9 +993,8 @@ static void test_filters(void **state)
 static void test_emfile_raises_nofile(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(24, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(24, fx->wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct evlist_open_error oerr;
 	struct rlimit saved, low, now;
 	unsigned long need;
@@ -1044,8 +1014,6 @@ static void test_emfile_raises_nofile(void **state)
 	check_slots(evlist);
 	evlist__delete(evlist);
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* Root may raise the hard limit (CAP_SYS_RESOURCE): give that up, in a child. */
@@ -1066,9 +1034,7 @@ static void drop_sys_resource(void)
 static void test_emfile_at_the_hard_limit(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(24, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(24, fx->wq);
 	struct evlist_open_error oerr;
 	struct rlimit saved, low;
 	char msg[256];
@@ -1096,8 +1062,7 @@ static void test_emfile_at_the_hard_limit(void **state)
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
+
 	(void)fx;
 }
 
@@ -1115,9 +1080,8 @@ static u64 time_enabled(int fd)
 static void test_enable_disable_parallel(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(4, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(4, fx->wq);
+	struct cpu_map *cpus = evlist->cpus;
 	struct evsel *evsel;
 	u64 *t0;
 	int i, s, n = 4 * cpus->nr, k;
@@ -1146,8 +1110,6 @@ static void test_enable_disable_parallel(void **state)
 			assert_true(time_enabled(evsel->fds[s]) == t0[k++]);	/* stopped */
 	free(t0);
 	evlist__delete(evlist);
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* ---- task events: one unit per thread ------------------------------------------ */
@@ -1387,12 +1349,10 @@ static int failing_open_all(void *ctx, struct perf_event_attr *attr, pid_t pid, 
 			    int group_fd, unsigned long flags)
 {
 	struct inject *inj = ctx;
-	int fd;
 
 	if (attr->sample_period == inj->config && (inj->cpu < 0 || cpu == inj->cpu))
 		return inj->err;
-	fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : fd;
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 }
 
 /*
@@ -1648,17 +1608,13 @@ static void test_evsel_open_serial_api(void **state)
 static void test_mmap_bad_size_unmaps(void **state)
 {
 	struct fixture *fx = *state;
-	struct cpu_map *cpus = online();
-	struct thread_map *threads = thread_map__new_dummy();
-	struct evlist *evlist = comm_evlist(2, cpus, threads, fx->wq);
+	struct evlist *evlist = online_evlist(2, fx->wq);
 
 	open_or_skip(evlist, NULL);
 	assert_int_equal(evlist__mmap(evlist, 3), -EINVAL);
 	assert_null(evlist->rings);
 	assert_int_equal(evlist__mmap(evlist, RING_PAGES), 0);
 	evlist__delete(evlist);		/* unmaps and closes */
-	cpu_map__put(cpus);
-	thread_map__put(threads);
 }
 
 /* The perf limits under /proc/sys/kernel read as the file says; a missing one is -ENOENT. */
