@@ -343,17 +343,25 @@ static void split_at(u16 size, size_t split, u64 base)
 	fake__delete(f);
 }
 
+/* Every split point of every size, with the counters near zero and far past the ring. */
+static void for_each_split(const u16 *sizes, size_t nr_sizes,
+			   void (*check_at)(u16 size, size_t split, u64 base))
+{
+	size_t i, split;
+
+	for (i = 0; i < nr_sizes; i++) {
+		for (split = 1; split < sizes[i]; split++) {
+			check_at(sizes[i], split, 0);
+			check_at(sizes[i], split, 77ULL * 256);
+		}
+	}
+}
+
 static void test_split_every_offset(void **state)
 {
 	static const u16 sizes[] = { 8, 16, 40, 104, 200 };
-	size_t i, split;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		for (split = 1; split < sizes[i]; split++) {
-			split_at(sizes[i], split, 0);
-			split_at(sizes[i], split, 77ULL * 256);
-		}
-	}
+	for_each_split(sizes, sizeof(sizes) / sizeof(sizes[0]), split_at);
 }
 
 static void test_max_record_split(void **state)
@@ -545,6 +553,30 @@ struct parse {
 	u64 bad_sample_size;
 };
 
+/*
+ * The records a sampling ring holds besides samples: LOST (adds its count
+ * to *lost) and THROTTLE/UNTHROTTLE. False for any other type.
+ */
+static bool count_non_sample(const unsigned char *rec, u64 *lost_records, u64 *lost)
+{
+	struct perf_event_header h;
+	u64 n;
+
+	memcpy(&h, rec, sizeof(h));
+	switch (h.type) {
+	case PERF_RECORD_LOST:
+		memcpy(&n, rec + 16, sizeof(n));
+		(*lost_records)++;
+		*lost += n;
+		return true;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int sink__parse(void *ctx, const void *data, size_t size)
 {
 	struct parse *p = ctx;
@@ -558,25 +590,12 @@ static int sink__parse(void *ctx, const void *data, size_t size)
 		if (h.size < 8 || off + h.size > size)
 			return -EBADMSG;
 		p->records++;
-		switch (h.type) {
-		case PERF_RECORD_SAMPLE:
+		if (h.type == PERF_RECORD_SAMPLE) {
 			p->samples++;
 			/* header + ip + pid/tid + time */
 			if (h.size != 32)
 				p->bad_sample_size++;
-			break;
-		case PERF_RECORD_LOST: {
-			u64 lost;
-
-			p->lost_records++;
-			memcpy(&lost, b + off + 16, 8);
-			p->lost += lost;
-			break;
-		}
-		case PERF_RECORD_THROTTLE:
-		case PERF_RECORD_UNTHROTTLE:
-			break;
-		default:
+		} else if (!count_non_sample(b + off, &p->lost_records, &p->lost)) {
 			p->unknown++;
 		}
 		off += h.size;
@@ -948,14 +967,8 @@ static void bw_split_at(u16 size, size_t split, u64 base)
 static void test_bw_split_every_offset(void **state)
 {
 	static const u16 sizes[] = { 8, 16, 40, 104, 192 };
-	size_t i, split;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		for (split = 1; split < sizes[i]; split++) {
-			bw_split_at(sizes[i], split, 0);
-			bw_split_at(sizes[i], split, 77ULL * 256);
-		}
-	}
+	for_each_split(sizes, sizeof(sizes) / sizeof(sizes[0]), bw_split_at);
 }
 
 static void test_bw_torn_oldest(void **state)
@@ -1281,24 +1294,10 @@ static int sink__bw_parse(void *ctx, const void *data, size_t size)
 		memcpy(&h, d + off, sizeof(h));
 		if (h.size < 24 || off + h.size > size)
 			return -EBADMSG;
-		switch (h.type) {
-		case PERF_RECORD_SAMPLE:
+		if (h.type == PERF_RECORD_SAMPLE)
 			bw_parse__sample(p, d + off, h.size);
-			break;
-		case PERF_RECORD_LOST: {
-			u64 lost;
-
-			p->lost_records++;
-			memcpy(&lost, d + off + 16, 8);
-			p->lost += lost;
-			break;
-		}
-		case PERF_RECORD_THROTTLE:
-		case PERF_RECORD_UNTHROTTLE:
-			break;
-		default:
+		else if (!count_non_sample(d + off, &p->lost_records, &p->lost))
 			p->bad++;
-		}
 		p->records++;
 		off += h.size;
 	}
