@@ -194,6 +194,13 @@ static void write_file(const char *dir, const char *name, const void *p, size_t 
 	close(fd);
 }
 
+/* The stream files of a two-CPU recording: data.0 and data.1 hold b0 and b1. */
+static void write_inputs(const struct fixture *f, const struct rbuf *b0, const struct rbuf *b1)
+{
+	write_file(f->dir, "data.0", b0->data, b0->len);
+	write_file(f->dir, "data.1", b1->data, b1->len);
+}
+
 /*
  * DIR/data: header, attrs, records (a synthesized COMM, FINISHED_INIT,
  * LOST_SAMPLES) and features, with DIR_FORMAT. finish=false leaves the
@@ -343,6 +350,14 @@ static void outfile__free(struct outfile *o)
 	free(o->buf);
 }
 
+/* The end of a two-input test: its loaded output and both input buffers go. */
+static void free_merge(struct outfile *o, struct rbuf *b0, struct rbuf *b1)
+{
+	outfile__free(o);
+	free(b0->data);
+	free(b1->data);
+}
+
 static const struct header_payload *outfile__feat(const struct outfile *o, int feat)
 {
 	int i;
@@ -477,8 +492,7 @@ static void make_basic_dir(struct fixture *f, struct basic *bd)
 	put_sample(&b2, 11, 5000, 3999);
 	bd->half = (HDR + 48) / 2;
 	b2.len -= bd->half;
-	write_file(f->dir, "data.0", b0.data, b0.len);
-	write_file(f->dir, "data.1", b1.data, b1.len);
+	write_inputs(f, &b0, &b1);
 	write_file(f->dir, "data.2", b2.data, b2.len);
 	write_file(f->dir, "data.3", "", 0);
 	bd->samples = 300 + 300 + 40;
@@ -672,8 +686,7 @@ static void test_sample_id_and_foreign_attrs(void **state)
 		rbuf__u64(&d1, 502);
 		rbuf__u64(&d1, 0);
 	}
-	write_file(f->dir, "data.0", d0.data, d0.len);
-	write_file(f->dir, "data.1", d1.data, d1.len);
+	write_inputs(f, &d0, &d1);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, NULL, 0), 0);
 
 	outfile__load(&o, f->out);
@@ -692,9 +705,7 @@ static void test_sample_id_and_foreign_attrs(void **state)
 		assert_true(t > last);
 		last = t;
 	}
-	outfile__free(&o);
-	free(d0.data);
-	free(d1.data);
+	free_merge(&o, &d0, &d1);
 }
 
 /* One evsel with no id at all: every record is that evsel's. */
@@ -728,8 +739,7 @@ static void test_single_evsel_no_id(void **state)
 		rbuf__u64(b, 500 - 3 * (u64)(49 - i) + 1);
 		rbuf__u64(b, 0);
 	}
-	write_file(f->dir, "data.0", d0.data, d0.len);
-	write_file(f->dir, "data.1", d1.data, d1.len);
+	write_inputs(f, &d0, &d1);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, NULL, NULL, 0), 0);
 	outfile__load(&o, f->out);
 	assert_int_equal(o.nr, 3 + 100);
@@ -742,9 +752,7 @@ static void test_single_evsel_no_id(void **state)
 		assert_true(t > last);
 		last = t;
 	}
-	outfile__free(&o);
-	free(d0.data);
-	free(d1.data);
+	free_merge(&o, &d0, &d1);
 }
 
 /* A zeroed tail (an mmap writer killed) ends that stream; the others go on. */
@@ -764,8 +772,7 @@ static void test_zeroed_tail(void **state)
 	}
 	rbuf__put(&b0, zeros, sizeof(zeros));
 	put_sample(&b0, 11, 1000, 999);	/* after the hole: not merged */
-	write_file(f->dir, "data.0", b0.data, b0.len);
-	write_file(f->dir, "data.1", b1.data, b1.len);
+	write_inputs(f, &b0, &b1);
 	assert_int_equal(merge__dir(f->dir, f->out, NULL, &st, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "data.0"));
 	assert_non_null(strstr(err, "size 0"));
@@ -1095,6 +1102,22 @@ static u64 outfile__max_round(const struct outfile *o)
 }
 
 /*
+ * Merges 400 samples tagged 0.. in b0 and 400 tagged 1000.. in b1 with
+ * opts, and loads the output into o: every record there, each tag once.
+ */
+static void merge_tagged_pair(struct fixture *f, const struct merge_opts *opts,
+			      const struct rbuf *b0, const struct rbuf *b1,
+			      struct merge_stats *st, struct outfile *o)
+{
+	write_inputs(f, b0, b1);
+	assert_int_equal(merge__dir(f->dir, f->out, opts, st, NULL, 0), 0);
+	assert_int_equal(st->records, 800);
+	outfile__load(o, f->out);
+	outfile__check_tags(o, 0, 400);
+	outfile__check_tags(o, 1000, 400);
+}
+
+/*
  * data.1 jumps ahead for 50 records, then comes back (its ring held records
  * of an interrupted context that late): the window absorbs it, the output is
  * sorted, the rounds are round_bytes apart.
@@ -1117,21 +1140,13 @@ static void test_inversion_within_window(void **state)
 		put_sample(&b1, 21, 1005 + 10 * (u64)(400 - ahead + i), 1000 + (u64)i);
 	for (i = 0; i < 400 - ahead; i++)
 		put_sample(&b1, 21, 1005 + 10 * (u64)i, 1000 + (u64)(ahead + i));
-	write_file(f->dir, "data.0", b0.data, b0.len);
-	write_file(f->dir, "data.1", b1.data, b1.len);
-	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
-	assert_int_equal(st.records, 800);
-	outfile__load(&o, f->out);
-	outfile__check_tags(&o, 0, 400);
-	outfile__check_tags(&o, 1000, 400);
+	merge_tagged_pair(f, &opts, &b0, &b1, &st, &o);
 	/* a marker before the record that reaches each multiple of round_bytes */
 	assert_int_equal(st.rounds, 800 * (HDR + 48) / round_bytes);
 	assert_true(outfile__max_round(&o) < round_bytes + HDR + 48);
 	assert_int_equal(outfile__check_sorted(&o, 3), 800);
 	assert_int_equal(outfile__perf_unordered(&o), 0);
-	outfile__free(&o);
-	free(b0.data);
-	free(b1.data);
+	free_merge(&o, &b0, &b1);
 }
 
 /*
@@ -1156,17 +1171,9 @@ static void check_late_record(struct fixture *f, u64 round_bytes, int unordered)
 		if (i == 150)
 			put_sample(&b1, 21, 1005 + 10 * 50, 1000 + 50);
 	}
-	write_file(f->dir, "data.0", b0.data, b0.len);
-	write_file(f->dir, "data.1", b1.data, b1.len);
-	assert_int_equal(merge__dir(f->dir, f->out, &opts, &st, NULL, 0), 0);
-	assert_int_equal(st.records, 800);
-	outfile__load(&o, f->out);
-	outfile__check_tags(&o, 0, 400);
-	outfile__check_tags(&o, 1000, 400);
+	merge_tagged_pair(f, &opts, &b0, &b1, &st, &o);
 	assert_int_equal(outfile__perf_unordered(&o), unordered);
-	outfile__free(&o);
-	free(b0.data);
-	free(b1.data);
+	free_merge(&o, &b0, &b1);
 }
 
 static void test_late_record(void **state)
@@ -1642,6 +1649,22 @@ static void test_consume(void **state)
 	assert_true(exists_in(f->dir, "ref.out"));	/* not its own: it stays */
 }
 
+/* Runs the merge in a child that the fault injection kills at its kill_at-th journal entry. */
+static void merge_killed(struct fixture *f, const struct merge_opts *opts)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		merge__dir(f->dir, f->out, opts, NULL, NULL, 0);
+		_exit(0);	/* not reached: killed by the fault injection */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
 /*
  * A consuming merge killed (SIGKILL) half-way leaves its partial output
  * and journal (mode 0600, as everything precord writes); merging the
@@ -1662,8 +1685,7 @@ static void test_consume_killed(void **state)
 	char ref[128], journal[256], err[1024];
 	struct outfile o;
 	struct stat jst;
-	int lose, status, total, round, last;
-	pid_t pid;
+	int lose, total, round, last;
 
 	if (on_tmpfs("/var/tmp")) {
 		print_message("/var/tmp is on tmpfs: no parallel merge to kill\n");
@@ -1686,15 +1708,7 @@ static void test_consume_killed(void **state)
 		assert_int_equal(merge__dir(f->dir, ref, &one, &sr, NULL, 0), 0);
 		assert_int_equal(sr.records, (u64)total);
 
-		pid = fork();
-		assert_true(pid >= 0);
-		if (!pid) {
-			merge__dir(f->dir, f->out, &eat, NULL, NULL, 0);
-			_exit(0);	/* not reached: killed at the 12th journal entry */
-		}
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFSIGNALED(status));
-		assert_int_equal(WTERMSIG(status), SIGKILL);
+		merge_killed(f, &eat);
 		assert_int_equal(stat(journal, &jst), 0);
 		assert_int_equal(jst.st_mode & 0777, 0600);	/* as all precord writes */
 		assert_int_equal(count_tmp_outputs(f), 1);
@@ -1789,8 +1803,7 @@ static void test_resume_foreign_partial(void **state)
 	char planted[PATH_MAX], dir[PATH_MAX], *now = partial;
 	struct merge_stats st;
 	size_t len;
-	int status, i;
-	pid_t pid;
+	int i;
 	u8 *copy;
 
 	if (on_tmpfs("/var/tmp")) {
@@ -1799,14 +1812,7 @@ static void test_resume_foreign_partial(void **state)
 	}
 	make_parallel_dir(f, false);
 	snprintf(journal, sizeof(journal), "%s/merge.journal", f->dir);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		merge__dir(f->dir, f->out, &eat, NULL, NULL, 0);
-		_exit(0);	/* not reached: killed at the 12th journal entry */
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
+	merge_killed(f, &eat);
 	find_tmp_output(f, partial, sizeof(partial));
 	copy = read_whole(partial, &len);
 
@@ -2122,9 +2128,7 @@ static void test_compressed_unaligned(void **state)
 	assert_int_equal(outfile__check_sorted(&o, 3), n + 2);
 	outfile__check_tags(&o, 500, n);
 	outfile__check_tags(&o, 900, 1);
-	outfile__free(&o);
-	free(plain.data);
-	free(packed.data);
+	free_merge(&o, &plain, &packed);
 }
 
 /* -z: one zstd stream of the kernel records, HEADER_COMPRESSED, plain markers between. */
