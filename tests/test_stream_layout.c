@@ -54,6 +54,34 @@ static struct stream_layout *layout_of(const char *spec, const struct topology *
 	return layout;
 }
 
+/*
+ * layout_of() whose threads are exactly `want`: one CPU list per thread,
+ * space-separated, each with "@node" when its node[] is checked too
+ * ("0-1@5 2-3@3"). Returns the layout for any further checks.
+ */
+static struct stream_layout *layout_expect(const char *spec, const struct topology *topo,
+					   const char *list, const char *want)
+{
+	struct stream_layout *layout = layout_of(spec, topo, list);
+	char buf[256], *save = NULL, *tok;
+	int t = 0;
+
+	assert_true(strlen(want) < sizeof(buf));
+	strcpy(buf, want);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save), t++) {
+		char *at = strchr(tok, '@');
+
+		if (at)
+			*at++ = '\0';
+		assert_true(t < layout->nr);
+		assert_cpu_list(layout->maps[t], tok);
+		if (at)
+			assert_int_equal(layout->node[t], atoi(at));
+	}
+	assert_int_equal(layout->nr, t);
+	return layout;
+}
+
 /* spec must fail with -EINVAL and exactly msg, leaving the layout NULL. */
 static void assert_layout_error(const char *spec, const struct topology *topo,
 				const char *list, const char *msg)
@@ -266,52 +294,32 @@ static void test_phi_intersect(void **state)
 	struct stream_layout *layout;
 
 	/* CPU 100 is core 32, node 1; nodes 2 and 3 hold nothing recorded. */
-	layout = layout_of("numa", *state, "0-3,100");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "0-3");
-	assert_cpu_list(layout->maps[1], "100");
+	layout = layout_expect("numa", *state, "0-3,100", "0-3@0 100@1");
 	assert_affinity_is_maps(layout);
-	assert_int_equal(layout->node[0], 0);
-	assert_int_equal(layout->node[1], 1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 100 }), 1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 4 }), -1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 68 }), -1);
 	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 
-	layout = layout_of("core", *state, "0-3,100");
-	assert_int_equal(layout->nr, 5);
-	assert_cpu_list(layout->maps[0], "0");
-	assert_cpu_list(layout->maps[3], "3");
-	assert_cpu_list(layout->maps[4], "100");
-	assert_int_equal(layout->node[4], 1);
+	layout = layout_expect("core", *state, "0-3,100", "0@0 1@0 2@0 3@0 100@1");
 	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 
 	/* Two threads of one core: one group. */
-	layout = layout_of("core", *state, "5,73,200");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "5,73");
-	assert_cpu_list(layout->maps[1], "200");	/* core 64 */
-	assert_int_equal(layout->node[1], 3);
+	layout = layout_expect("core", *state, "5,73,200", "5,73@0 200@3");	/* 200: core 64 */
 	layout__delete(layout);
 
-	layout = layout_of("cpu", *state, "0-3,100");
-	assert_int_equal(layout->nr, 5);
-	assert_cpu_list(layout->maps[4], "100");
-	assert_int_equal(layout->node[4], 1);
+	layout = layout_expect("cpu", *state, "0-3,100", "0@0 1@0 2@0 3@0 100@1");
 	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 
-	layout = layout_of("package", *state, "0-3,100");
-	assert_int_equal(layout->nr, 1);
-	assert_cpu_list(layout->maps[0], "0-3,100");
-	assert_int_equal(layout->node[0], -1);
+	layout = layout_expect("package", *state, "0-3,100", "0-3,100@-1");
 	layout__delete(layout);
 
 	/* A whole node recorded: its thread's node is that node. */
-	layout = layout_of("package", *state, "17-33,85-101,153-169,221-237");
-	assert_int_equal(layout->node[0], 1);
+	layout = layout_expect("package", *state, "17-33,85-101,153-169,221-237",
+			       "17-33,85-101,153-169,221-237@1");
 	layout__delete(layout);
 }
 
@@ -321,31 +329,20 @@ static void test_two_sockets(void **state)
 	struct stream_layout *layout;
 
 	assert_non_null(topo);
-	layout = layout_of("package", topo, "0-127");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "0-63");
-	assert_cpu_list(layout->maps[1], "64-127");
+	/* one NUMA node for the machine */
+	layout = layout_expect("package", topo, "0-127", "0-63@0 64-127@0");
 	assert_affinity_is_maps(layout);
-	assert_int_equal(layout->node[0], 0);	/* one NUMA node for the machine */
-	assert_int_equal(layout->node[1], 0);
 	assert_thread_of_consistent(layout, 128);
 	layout__delete(layout);
 
-	layout = layout_of("socket", topo, "60-70");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "60-63");
-	assert_cpu_list(layout->maps[1], "64-70");
+	layout = layout_expect("socket", topo, "60-70", "60-63 64-70");
 	layout__delete(layout);
 
-	layout = layout_of("package", topo, "100");
-	assert_int_equal(layout->nr, 1);
-	assert_cpu_list(layout->maps[0], "100");
+	layout = layout_expect("package", topo, "100", "100");
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 100 }), 0);
 	layout__delete(layout);
 
-	layout = layout_of("numa", topo, "0-127");
-	assert_int_equal(layout->nr, 1);
-	assert_cpu_list(layout->maps[0], "0-127");
+	layout = layout_expect("numa", topo, "0-127", "0-127");
 	layout__delete(layout);
 	topology__delete(topo);
 }
@@ -357,26 +354,14 @@ static void test_node_os_index(void **state)
 	struct stream_layout *layout;
 
 	assert_non_null(topo);
-	layout = layout_of("numa", topo, "0-3");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "0-1");
-	assert_cpu_list(layout->maps[1], "2-3");
-	assert_int_equal(layout->node[0], 5);
-	assert_int_equal(layout->node[1], 3);
+	layout = layout_expect("numa", topo, "0-3", "0-1@5 2-3@3");
 	layout__delete(layout);
 
-	layout = layout_of("0,2/0:1/1:3/3", topo, "0-3");
-	assert_int_equal(layout->nr, 3);
-	assert_int_equal(layout->node[0], -1);
-	assert_int_equal(layout->node[1], 5);
-	assert_int_equal(layout->node[2], 3);
+	layout = layout_expect("0,2/0:1/1:3/3", topo, "0-3", "0,2@-1 1@5 3@3");
 	layout__delete(layout);
 
 	/* "cpu" follows the recorded CPUs even off the topology: no node. */
-	layout = layout_of("cpu", topo, "1,9");
-	assert_int_equal(layout->nr, 2);
-	assert_int_equal(layout->node[0], 5);
-	assert_int_equal(layout->node[1], -1);
+	layout = layout_expect("cpu", topo, "1,9", "1@5 9@-1");
 	layout__delete(layout);
 	topology__delete(topo);
 }
@@ -445,46 +430,32 @@ static void test_user_masks(void **state)
 	struct stream_layout *layout;
 
 	/* perf's documented example. */
-	layout = layout_of("0,2-4/2-4:1,5-7/5-7", *state, "0-7");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "0,2-4");
+	/* no node: 0 is node 0, 4 is node 1 */
+	layout = layout_expect("0,2-4/2-4:1,5-7/5-7", *state, "0-7", "0,2-4@-1 1,5-7@-1");
 	assert_cpu_list(layout->affinity[0], "2-4");
-	assert_cpu_list(layout->maps[1], "1,5-7");
 	assert_cpu_list(layout->affinity[1], "5-7");
-	assert_int_equal(layout->node[0], -1);	/* 0 is node 0, 4 is node 1 */
-	assert_int_equal(layout->node[1], -1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 4 }), 0);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 1 }), 1);
 	assert_thread_of_consistent(layout, 8);
 	layout__delete(layout);
 
-	layout = layout_of("0-3/0-3:4-7/4-7", *state, "0-7");
-	assert_int_equal(layout->nr, 2);
-	assert_int_equal(layout->node[0], 0);
-	assert_int_equal(layout->node[1], 1);
+	layout = layout_expect("0-3/0-3:4-7/4-7", *state, "0-7", "0-3@0 4-7@1");
 	layout__delete(layout);
 
 	/* CPUs not recorded are dropped while something is left. */
-	layout = layout_of("0-1,6/0,7:7,2/2-3", *state, "0-5");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "0-1");
+	layout = layout_expect("0-1,6/0,7:7,2/2-3", *state, "0-5", "0-1 2");
 	assert_cpu_list(layout->affinity[0], "0");
-	assert_cpu_list(layout->maps[1], "2");
 	assert_cpu_list(layout->affinity[1], "2-3");
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 6 }), -1);
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 3 }), -1);
 	layout__delete(layout);
 
 	/* Empty elements are skipped, as perf's strtok does. */
-	layout = layout_of(":0/0::1/1:", *state, "0-7");
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[1], "1");
+	layout = layout_expect(":0/0::1/1:", *state, "0-7", "0 1");
 	layout__delete(layout);
 
 	/* Maps may leave recorded CPUs to nobody; affinity may differ from maps. */
-	layout = layout_of("3/0", *state, "0-7");
-	assert_int_equal(layout->nr, 1);
-	assert_cpu_list(layout->maps[0], "3");
+	layout = layout_expect("3/0", *state, "0-7", "3");
 	assert_cpu_list(layout->affinity[0], "0");
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 0 }), -1);
 	layout__delete(layout);
@@ -550,11 +521,7 @@ static void test_offline_cpus(void **state)
 	assert_cpu_list(present, "0-7");
 	assert_int_equal(topology__nr_groups(topo, TOPO_NUMA), 4);
 
-	layout = layout_of("numa", topo, "0-2,4-5");
-	assert_int_equal(layout->nr, 3);
-	assert_cpu_list(layout->maps[0], "0-1");
-	assert_cpu_list(layout->maps[1], "2");
-	assert_cpu_list(layout->maps[2], "4-5");
+	layout = layout_expect("numa", topo, "0-2,4-5", "0-1 2 4-5");
 	layout__delete(layout);
 
 	assert_layout_error("3/3:0-2/0-2", topo, "0-2,4-5",
@@ -587,12 +554,7 @@ static void test_offline_cpus(void **state)
 /* Overlap is judged after intersection, as perf's bitmaps do. */
 static void test_user_overlap_unrecorded(void **state)
 {
-	struct stream_layout *layout = layout_of("0,5/0:1,5/1", *state, "0-3");
-
-	assert_int_equal(layout->nr, 2);
-	assert_cpu_list(layout->maps[0], "0");
-	assert_cpu_list(layout->maps[1], "1");
-	layout__delete(layout);
+	layout__delete(layout_expect("0,5/0:1,5/1", *state, "0-3", "0 1"));
 }
 
 /* ---- other errors, arguments --------------------------------------------- */
