@@ -314,13 +314,11 @@ static void test_phi_intersect(void **state)
 	assert_thread_of_consistent(layout, TEST_PHI_CPUS);
 	layout__delete(layout);
 
-	layout = layout_expect("package", *state, "0-3,100", "0-3,100@-1");
-	layout__delete(layout);
+	layout__delete(layout_expect("package", *state, "0-3,100", "0-3,100@-1"));
 
 	/* A whole node recorded: its thread's node is that node. */
-	layout = layout_expect("package", *state, "17-33,85-101,153-169,221-237",
-			       "17-33,85-101,153-169,221-237@1");
-	layout__delete(layout);
+	layout__delete(layout_expect("package", *state, "17-33,85-101,153-169,221-237",
+				     "17-33,85-101,153-169,221-237@1"));
 }
 
 static void test_two_sockets(void **state)
@@ -335,15 +333,13 @@ static void test_two_sockets(void **state)
 	assert_thread_of_consistent(layout, 128);
 	layout__delete(layout);
 
-	layout = layout_expect("socket", topo, "60-70", "60-63 64-70");
-	layout__delete(layout);
+	layout__delete(layout_expect("socket", topo, "60-70", "60-63 64-70"));
 
 	layout = layout_expect("package", topo, "100", "100");
 	assert_int_equal(layout__thread_of(layout, (struct cpu){ 100 }), 0);
 	layout__delete(layout);
 
-	layout = layout_expect("numa", topo, "0-127", "0-127");
-	layout__delete(layout);
+	layout__delete(layout_expect("numa", topo, "0-127", "0-127"));
 	topology__delete(topo);
 }
 
@@ -351,19 +347,25 @@ static void test_two_sockets(void **state)
 static void test_node_os_index(void **state)
 {
 	struct topology *topo = topology__new_synthetic("pack:2 numa:1(indexes=5,3) core:2 pu:1");
-	struct stream_layout *layout;
 
 	assert_non_null(topo);
-	layout = layout_expect("numa", topo, "0-3", "0-1@5 2-3@3");
-	layout__delete(layout);
+	layout__delete(layout_expect("numa", topo, "0-3", "0-1@5 2-3@3"));
 
-	layout = layout_expect("0,2/0:1/1:3/3", topo, "0-3", "0,2@-1 1@5 3@3");
-	layout__delete(layout);
+	layout__delete(layout_expect("0,2/0:1/1:3/3", topo, "0-3", "0,2@-1 1@5 3@3"));
 
 	/* "cpu" follows the recorded CPUs even off the topology: no node. */
-	layout = layout_expect("cpu", topo, "1,9", "1@5 9@-1");
-	layout__delete(layout);
+	layout__delete(layout_expect("cpu", topo, "1,9", "1@5 9@-1"));
 	topology__delete(topo);
+}
+
+/* layout__fit_allowed() to the CPUs in `allowed` moves `moved` threads. */
+static void assert_fit_allowed(struct stream_layout *layout, const struct topology *topo,
+			       const char *allowed, int moved)
+{
+	struct cpu_map *cpus = cpus_of(allowed);
+
+	assert_int_equal(layout__fit_allowed(layout, topo, cpus), moved);
+	cpu_map__put(cpus);
 }
 
 /*
@@ -375,14 +377,11 @@ static void test_fit_allowed(void **state)
 {
 	struct topology *topo = topology__new_synthetic("pack:2 numa:2 core:2 pu:1");
 	struct stream_layout *layout;
-	struct cpu_map *allowed;
 
 	assert_non_null(topo);
 	layout = layout_of("numa", topo, "0-7");
 	assert_int_equal(layout->nr, 4);
-	allowed = cpus_of("3,6");
-	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 2);
-	cpu_map__put(allowed);
+	assert_fit_allowed(layout, topo, "3,6", 2);
 	assert_cpu_list(layout->affinity[0], "3");
 	assert_true(layout->moved[0]);
 	assert_cpu_list(layout->affinity[1], "3");
@@ -397,9 +396,7 @@ static void test_fit_allowed(void **state)
 
 	/* one CPU allowed, in the other package: every thread there */
 	layout = layout_of("cpu", topo, "0-7");
-	allowed = cpus_of("5");
-	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 7);
-	cpu_map__put(allowed);
+	assert_fit_allowed(layout, topo, "5", 7);
 	assert_cpu_list(layout->affinity[0], "5");
 	assert_cpu_list(layout->affinity[5], "5");
 	assert_false(layout->moved[5]);
@@ -407,9 +404,7 @@ static void test_fit_allowed(void **state)
 
 	/* a thread whose CPUs are partly allowed keeps the allowed part */
 	layout = layout_of("numa", topo, "0-7");
-	allowed = cpus_of("1-2,4-7");
-	assert_int_equal(layout__fit_allowed(layout, topo, allowed), 0);
-	cpu_map__put(allowed);
+	assert_fit_allowed(layout, topo, "1-2,4-7", 0);
 	assert_cpu_list(layout->affinity[0], "1");
 	assert_cpu_list(layout->affinity[1], "2");
 	assert_cpu_list(layout->affinity[2], "4-5");
@@ -439,8 +434,7 @@ static void test_user_masks(void **state)
 	assert_thread_of_consistent(layout, 8);
 	layout__delete(layout);
 
-	layout = layout_expect("0-3/0-3:4-7/4-7", *state, "0-7", "0-3@0 4-7@1");
-	layout__delete(layout);
+	layout__delete(layout_expect("0-3/0-3:4-7/4-7", *state, "0-7", "0-3@0 4-7@1"));
 
 	/* CPUs not recorded are dropped while something is left. */
 	layout = layout_expect("0-1,6/0,7:7,2/2-3", *state, "0-5", "0-1 2");
@@ -451,8 +445,7 @@ static void test_user_masks(void **state)
 	layout__delete(layout);
 
 	/* Empty elements are skipped, as perf's strtok does. */
-	layout = layout_expect(":0/0::1/1:", *state, "0-7", "0 1");
-	layout__delete(layout);
+	layout__delete(layout_expect(":0/0::1/1:", *state, "0-7", "0 1"));
 
 	/* Maps may leave recorded CPUs to nobody; affinity may differ from maps. */
 	layout = layout_expect("3/0", *state, "0-7", "3");
@@ -521,8 +514,7 @@ static void test_offline_cpus(void **state)
 	assert_cpu_list(present, "0-7");
 	assert_int_equal(topology__nr_groups(topo, TOPO_NUMA), 4);
 
-	layout = layout_expect("numa", topo, "0-2,4-5", "0-1 2 4-5");
-	layout__delete(layout);
+	layout__delete(layout_expect("numa", topo, "0-2,4-5", "0-1 2 4-5"));
 
 	assert_layout_error("3/3:0-2/0-2", topo, "0-2,4-5",
 		"Failed to initialize maps thread mask: CPU 3 is offline (online: 0-2,4-5); "
