@@ -238,6 +238,10 @@ static void test_spec_names(void **state)
  */
 static void test_phi_adaptive(void **state)
 {
+	static const char *const bad_max[] = {
+		"adaptive:0", "adaptive:", "adaptive:4x", "adaptive-2", "adaptive:-3",
+		"adaptive:99999999999",
+	};
 	struct stream_layout *layout, *numa;
 	char a[4096], b[4096];
 	int t;
@@ -273,18 +277,13 @@ static void test_phi_adaptive(void **state)
 	assert_int_equal(layout__max_threads_of(layout, 2), 1);	/* no such thread */
 	layout__delete(layout);
 
-	assert_layout_error("adaptive:0", *state, "0-271", "Invalid --threads=adaptive:0: "
-			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
-	assert_layout_error("adaptive:", *state, "0-271", "Invalid --threads=adaptive:: "
-			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
-	assert_layout_error("adaptive:4x", *state, "0-271", "Invalid --threads=adaptive:4x: "
-			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
-	assert_layout_error("adaptive-2", *state, "0-271", "Invalid --threads=adaptive-2: "
-			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
-	assert_layout_error("adaptive:-3", *state, "0-271", "Invalid --threads=adaptive:-3: "
-			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
-	assert_layout_error("adaptive:99999999999", *state, "0-271", "Invalid --threads=adaptive:99999999999: "
-			    "adaptive takes the most threads per NUMA node, as adaptive:N with N 1 or more");
+	for (t = 0; t < (int)(sizeof(bad_max) / sizeof(bad_max[0])); t++) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "Invalid --threads=%s: adaptive takes the most threads "
+			 "per NUMA node, as adaptive:N with N 1 or more", bad_max[t]);
+		assert_layout_error(bad_max[t], *state, "0-271", msg);
+	}
 }
 
 /* ---- intersection with -C ------------------------------------------------ */
