@@ -581,6 +581,37 @@ static void test_pipe_signals(void **state)
 }
 
 /*
+ * Files this process writes may grow to `limit` bytes: a write crossing it
+ * comes back short and the next fails with EFBIG (SIGXFSZ ignored, so the
+ * process lives). *old keeps the limit fsize_restore() puts back.
+ */
+static void fsize_limit(struct rlimit *old, rlim_t limit)
+{
+	struct rlimit lim = { .rlim_cur = limit };
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, old), 0);
+	lim.rlim_max = old->rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+}
+
+static void fsize_restore(const struct rlimit *old)
+{
+	setrlimit(RLIMIT_FSIZE, old);
+	signal(SIGXFSZ, SIG_DFL);
+}
+
+/* After EFBIG, w stays failed through write, flush and close; fd holds src's first `kept` bytes. */
+static void check_sticky_efbig(struct writer *w, int fd, const unsigned char *src, size_t kept)
+{
+	assert_int_equal(writer__write(w, src, 1), -EFBIG);
+	assert_int_equal(writer__flush(w), -EFBIG);
+	writer__close(w);
+	assert_int_equal(w->error, -EFBIG);
+	assert_file_holds(fd, src, kept);
+}
+
+/*
  * RLIMIT_FSIZE makes a write crossing the limit come back short, and the
  * next one fail with EFBIG: the short count must be honoured (the bytes that
  * reached the file are kept), and the error be sticky.
@@ -588,33 +619,24 @@ static void test_pipe_signals(void **state)
 static void test_short_write_then_error(void **state)
 {
 	unsigned char *src = pattern_buf(0, 30000);
-	struct rlimit old, lim = { 10000, 10000 };
+	struct rlimit old;
 	struct writer w;
 	int fd = open_file(*state, "fsize", O_RDWR);
 	int i, err = 0;
 
-	signal(SIGXFSZ, SIG_IGN);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	lim.rlim_max = old.rlim_max;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fsize_limit(&old, 10000);
 	assert_int_equal(writer__open_size(&w, WRITER_WRITE, fd, 0, 4096), 0);
 	/* 3000-byte writes: flushed at 3000, 6000, 9000; then 9000-12000 fails. */
 	for (i = 0; i < 10 && !err; i++)
 		err = writer__write(&w, src + 3000 * i, 3000);
-	setrlimit(RLIMIT_FSIZE, &old);
-	signal(SIGXFSZ, SIG_DFL);
+	fsize_restore(&old);
 
 	assert_int_equal(err, -EFBIG);
 	assert_int_equal(i, 5);
 	assert_int_equal(w.error, -EFBIG);
 	assert_int_equal(w.written, 10000);	/* 9000 + the short part up to the limit */
 	assert_int_equal(w.bytes, 12000);	/* the 4th was accepted (staged) */
-	assert_int_equal(writer__write(&w, src, 1), -EFBIG);
-	assert_int_equal(writer__flush(&w), -EFBIG);
-	writer__close(&w);
-	assert_int_equal(w.error, -EFBIG);
-
-	assert_file_holds(fd, src, 10000);
+	check_sticky_efbig(&w, fd, src, 10000);
 	free(src);
 	close(fd);
 }
@@ -627,22 +649,18 @@ static void test_region_error_keeps_file(void **state)
 {
 	struct tdir *d = *state;
 	unsigned char *src = pattern_buf(0, 3 * 8192);
-	struct rlimit old, lim = { .rlim_cur = 12000 };
+	struct rlimit old;
 	struct writer w;
 	int fd = open_file(d, "region", O_RDWR), err;
 
 	assert_int_equal(pwrite(fd, src, 3 * 8192, 0), 3 * 8192);
-	signal(SIGXFSZ, SIG_IGN);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	lim.rlim_max = old.rlim_max;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fsize_limit(&old, 12000);
 	/* the middle region again: its write crosses the limit at 12000 */
 	assert_int_equal(writer__open_region(&w, fd, 8192, 8192, 4096), 0);
 	err = writer__write(&w, src + 8192, 8192);
 	if (!err)
 		err = writer__flush(&w);
-	setrlimit(RLIMIT_FSIZE, &old);
-	signal(SIGXFSZ, SIG_DFL);
+	fsize_restore(&old);
 	assert_int_equal(err, -EFBIG);
 	writer__close(&w);
 
@@ -866,33 +884,24 @@ static void test_full_disk_aio(void **state)
 static void test_aio_short_write_then_error(void **state)
 {
 	unsigned char *src = pattern_buf(0, 60000);
-	struct rlimit old, lim = { 10000, 10000 };
+	struct rlimit old;
 	struct writer w;
 	int fd = open_file(*state, "fsize", O_RDWR);
 	int i, err = 0;
 
-	signal(SIGXFSZ, SIG_IGN);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	lim.rlim_max = old.rlim_max;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fsize_limit(&old, 10000);
 	assert_int_equal(writer__open_aio(&w, fd, 0, 4096, 2), 0);
 	/* 4096-byte buffers: [8192, 12288) crosses the limit. */
 	for (i = 0; i < 20 && !err; i++)
 		err = writer__write(&w, src + 3000 * i, 3000);
 	if (!err)
 		err = writer__flush(&w);
-	setrlimit(RLIMIT_FSIZE, &old);
-	signal(SIGXFSZ, SIG_DFL);
+	fsize_restore(&old);
 
 	assert_int_equal(err, -EFBIG);
 	assert_int_equal(w.error, -EFBIG);
 	assert_int_equal(w.written, 10000);
-	assert_int_equal(writer__write(&w, src, 1), -EFBIG);
-	assert_int_equal(writer__flush(&w), -EFBIG);
-	writer__close(&w);
-	assert_int_equal(w.error, -EFBIG);
-
-	assert_file_holds(fd, src, 10000);
+	check_sticky_efbig(&w, fd, src, 10000);
 	free(src);
 	close(fd);
 }
