@@ -382,17 +382,31 @@ static void check_two_cpus(const struct loss_report *r)
 	check_interval(&r->intervals[3], 1, 42121213, 45 * MS, 10);
 }
 
-static void test_two_cpus(void **state)
+/* A perf.data file at path holding two_cpu_records() of one ST_CPU evsel (ids 11, 12). */
+static void write_two_cpus(struct fixture *f, const char *path, bool finished)
 {
-	struct fixture *f = *state;
 	struct rbuf b = { 0 };
-	char *text;
 
 	fixture__evsel(f, 0, ST_CPU, 11, 12);
 	two_cpu_records(&b, ST_CPU);
-	write_perf_data(f, f->path, &b, true);
-	read_ok(f, f->path);
+	write_perf_data(f, path, &b, finished);
+	rbuf__release(&b);
+}
+
+/* Reading path gives the report of two_cpu_records(). */
+static void read_two_cpus(struct fixture *f, const char *path)
+{
+	read_ok(f, path);
 	check_two_cpus(&f->r);
+}
+
+static void test_two_cpus(void **state)
+{
+	struct fixture *f = *state;
+	char *text;
+
+	write_two_cpus(f, f->path, true);
+	read_two_cpus(f, f->path);
 	/* 2 (COMM, FINISHED_INIT) + 100 + 20 + 5 LOST + 10 rounds + 2 LOST_SAMPLES */
 	assert_int_equal(f->r.records, 139);
 	assert_int_equal(f->r.nr_files, 1);
@@ -412,7 +426,6 @@ static void test_two_cpus(void **state)
 	assert_non_null(strstr(text, "[ precord:    1           20          2          110"
 				     "           150   88.24%      13.879    14.02% ]"));
 	free(text);
-	rbuf__release(&b);
 }
 
 /* The same records through PERF_RECORD_COMPRESSED: the same figures. */
@@ -462,8 +475,7 @@ static void test_compressed(void **state)
 	zcomp__delete(z);
 	assert_true(e.nr >= 2);
 	write_perf_data(f, f->path, &packed, true);
-	read_ok(f, f->path);
-	check_two_cpus(&f->r);
+	read_two_cpus(f, f->path);
 	assert_int_equal(f->r.compressed, (u64)e.nr);
 	assert_int_equal(f->r.records, 139 + (u64)e.nr);
 	rbuf__release(&plain);
@@ -668,8 +680,7 @@ static void test_directory(void **state)
 	write_raw(name, d1.data, d1.len);
 	snprintf(name, sizeof(name), "%s/other.txt", f->path);
 	write_raw(name, "x", 1);
-	read_ok(f, f->path);
-	check_two_cpus(&f->r);
+	read_two_cpus(f, f->path);
 	assert_int_equal(f->r.nr_files, 3);
 	assert_int_equal(f->r.records, 139);
 	assert_int_equal(f->r.truncated_bytes, 12);
@@ -683,18 +694,13 @@ static void test_directory(void **state)
 static void test_directory_data_only(void **state)
 {
 	struct fixture *f = *state;
-	struct rbuf b = { 0 };
 	char name[192];
 
-	fixture__evsel(f, 0, ST_CPU, 11, 12);
-	two_cpu_records(&b, ST_CPU);
 	assert_int_equal(mkdir(f->path, 0755), 0);
 	snprintf(name, sizeof(name), "%s/data", f->path);
-	write_perf_data(f, name, &b, true);
-	read_ok(f, f->path);
-	check_two_cpus(&f->r);
+	write_two_cpus(f, name, true);
+	read_two_cpus(f, f->path);
 	assert_int_equal(f->r.nr_files, 1);
-	rbuf__release(&b);
 }
 
 /* perf record -o - > file: a 16-byte header, attrs as HEADER_ATTR records. */
@@ -706,8 +712,7 @@ static void test_pipe_mode(void **state)
 	put_pipe_start(&b, ST_CPU);
 	two_cpu_records(&b, ST_CPU);
 	write_raw(f->path, b.data, b.len);
-	read_ok(f, f->path);
-	check_two_cpus(&f->r);
+	read_two_cpus(f, f->path);
 	rbuf__release(&b);
 }
 
@@ -715,19 +720,14 @@ static void test_pipe_mode(void **state)
 static void test_unfinished(void **state)
 {
 	struct fixture *f = *state;
-	struct rbuf b = { 0 };
 	char *text;
 
-	fixture__evsel(f, 0, ST_CPU, 11, 12);
-	two_cpu_records(&b, ST_CPU);
-	write_perf_data(f, f->path, &b, false);
-	read_ok(f, f->path);
-	check_two_cpus(&f->r);
+	write_two_cpus(f, f->path, false);
+	read_two_cpus(f, f->path);
 	assert_true(f->r.size_from_eof);
 	text = print_to_string(&f->r);
 	assert_non_null(strstr(text, "the header has no data size"));
 	free(text);
-	rbuf__release(&b);
 }
 
 /* LOST records with no time: counted, kept out of the metric, reported. */
@@ -1279,7 +1279,6 @@ static char *slurp(const char *path)
 static void test_cmd_report(void **state)
 {
 	struct fixture *f = *state;
-	struct rbuf b = { 0 };
 	char out[128], errf[128], missing[128];
 	char *argv_ok[] = { "report", "--loss", f->path, NULL };
 	char *argv_two[] = { "report", "--loss", missing, f->path, NULL };
@@ -1290,9 +1289,7 @@ static void test_cmd_report(void **state)
 	snprintf(out, sizeof(out), "%s/out", f->dir);
 	snprintf(errf, sizeof(errf), "%s/err", f->dir);
 	snprintf(missing, sizeof(missing), "%s/missing.data", f->dir);
-	fixture__evsel(f, 0, ST_CPU, 11, 12);
-	two_cpu_records(&b, ST_CPU);
-	write_perf_data(f, f->path, &b, true);
+	write_two_cpus(f, f->path, true);
 
 	assert_int_equal(run_cmd(f, out, errf, 3, argv_ok), 0);
 	text = slurp(out);
@@ -1312,7 +1309,6 @@ static void test_cmd_report(void **state)
 	assert_non_null(strstr(slurp(errf), "use 'precord report --loss"));
 	assert_int_equal(run_cmd(f, out, errf, 3, argv_bad), 129);
 	assert_non_null(strstr(slurp(errf), "unknown option '--frobnicate'"));
-	rbuf__release(&b);
 }
 
 static int count(const char *s, const char *what)
@@ -1333,7 +1329,6 @@ static int count(const char *s, const char *what)
 static void test_cmd_report_svg(void **state)
 {
 	struct fixture *f = *state;
-	struct rbuf b = { 0 };
 	char out[128], errf[128], svg[128], data[128];
 	char *argv_svg[] = { "report", "--loss", "--svg", svg, data, NULL };
 	char *argv_two[] = { "report", "--loss", "--svg", svg, data, data, NULL };
@@ -1344,9 +1339,7 @@ static void test_cmd_report_svg(void **state)
 	snprintf(errf, sizeof(errf), "%s/err", f->dir);
 	snprintf(svg, sizeof(svg), "%s/loss.svg", f->dir);
 	snprintf(data, sizeof(data), "%s/a<&>.data", f->dir);
-	fixture__evsel(f, 0, ST_CPU, 11, 12);
-	two_cpu_records(&b, ST_CPU);
-	write_perf_data(f, data, &b, true);
+	write_two_cpus(f, data, true);
 
 	assert_int_equal(run_cmd(f, out, errf, 5, argv_svg), 0);
 	assert_string_equal(slurp(errf), "");
@@ -1369,7 +1362,6 @@ static void test_cmd_report_svg(void **state)
 	assert_int_equal(run_cmd(f, out, errf, 6, argv_two), 129);
 	assert_non_null(strstr(slurp(errf), "--svg takes a file name and draws one recording"));
 	assert_int_equal(run_cmd(f, out, errf, 4, argv_empty), 129);
-	rbuf__release(&b);
 }
 
 int main(void)
