@@ -618,6 +618,7 @@ int record__finish_output(struct record *rec)
 		.no_buildid = true,
 		.dir_format = rec->threaded,
 	};
+	struct record_build_ids bids = { 0 };
 	u64 end, size, in, out;
 	int err;
 
@@ -657,6 +658,12 @@ int record__finish_output(struct record *rec)
 		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
 			return -errno;
 	}
+	if (!rec->opts.no_buildid && !rec->device &&
+	    !record__build_ids(rec, size, &bids) && bids.table) {
+		env.no_buildid = false;
+		env.build_id_table = bids.table;
+		env.build_id_table_size = bids.table_size;
+	}
 	err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
 	if (err == -ENOSPC || err == -EDQUOT) {
 		/* No room for the features: keep the data, drop them. */
@@ -664,6 +671,9 @@ int record__finish_output(struct record *rec)
 			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
 						size, NULL);
 	}
+	if (!err)
+		record__cache_build_ids(rec, &bids);
+	record__build_ids_exit(&bids);
 	return err;
 }
 

@@ -131,6 +131,23 @@ int record__finish_dir(struct record *rec, const char *staging, const char *path
 int record__finish_last(struct record *rec);
 void remove_staging(const char *dir);
 
+/* record-buildid.c: HEADER_BUILD_ID and the build-id cache at the end */
+struct bid_map;
+struct dso_hits;
+struct record_build_ids {
+	struct dso_hits	*hits;		/* the DSOs found */
+	void		*table;		/* HEADER_BUILD_ID's payload, or NULL */
+	size_t		table_size;
+	void		*vdso;		/* this process's [vdso] image, for the cache */
+	size_t		vdso_len;
+	u8		vdso_bid[20];
+	struct bid_map	*maps;		/* the files mapped while reading them */
+	int		nr_maps;
+};
+int record__build_ids(struct record *rec, u64 data_size, struct record_build_ids *b);
+void record__cache_build_ids(struct record *rec, struct record_build_ids *b);
+void record__build_ids_exit(struct record_build_ids *b);
+
 /* record-switch.c */
 void record__arm_size(struct record *rec);
 int record__output_name(struct record *rec, char *buf, size_t size);

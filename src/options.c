@@ -747,6 +747,39 @@ static int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* --buildid-dir=DIR: perf's global option, which main.c hands to record as this. */
+static int opt_buildid_dir(struct parse_ctx *ctx, const struct opt_def *def,
+			   const char *arg, bool unset)
+{
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected a directory");
+	ctx->opts->buildid_dir = arg;
+	return 0;
+}
+
+/* --vmlinux=PATH: perf refuses a file it cannot read ("Invalid file"). */
+static int opt_vmlinux(struct parse_ctx *ctx, const struct opt_def *def,
+		       const char *arg, bool unset)
+{
+	if (access(arg, R_OK))
+		return bad_value(ctx, def, arg, "cannot read that file");
+	ctx->opts->vmlinux = arg;
+	return 0;
+}
+
+/*
+ * --debuginfod[=URLS]: perf's perf_debuginfod_setup(). No value means
+ * "system" (DEBUGINFOD_URLS as it is); --no-debuginfod leaves it too.
+ */
+static int opt_debuginfod(struct parse_ctx *ctx, const struct opt_def *def,
+			  const char *arg, bool unset)
+{
+	(void)def;
+	ctx->opts->debuginfod_set = true;
+	ctx->opts->debuginfod = unset ? NULL : arg ? arg : "system";
+	return 0;
+}
+
 /* ---- -I and --user-regs: register names (perf's parse-regs-options.c) --- */
 
 /*
@@ -934,7 +967,8 @@ static int opt_unsupported(struct parse_ctx *ctx, const struct opt_def *def,
 static const struct opt_def record_options[] = {
 	OPT_BOOL('a', "all-cpus", system_wide, "system-wide collection from all CPUs"),
 	OPT_PERF_ONLY('b', "branch-any"),
-	OPT_BOOL('B', "no-buildid", no_buildid, "do not collect buildids in perf.data"),
+	OPT_BOOL_SET('B', "no-buildid", no_buildid, no_buildid_set,
+		     "do not collect buildids in perf.data"),
 	OPT_VALUE('c', "count", "<n>", opt_count, "event period to sample"),
 	OPT_VALUE('C', "cpu", "<cpu>", opt_cpu, "list of cpus to monitor"),
 	OPT_BOOL('d', "data", sample_address, "record the sample addresses"),
@@ -957,8 +991,8 @@ static const struct opt_def record_options[] = {
 	  "clockid to use for events, see clock_gettime()", opt_clockid, 0, 0 },
 	OPT_VALUE('m', "mmap-pages", "<pages>", opt_mmap_pages,
 		  "number of mmap data pages, or a size with B/K/M/G"),
-	OPT_BOOL('N', "no-buildid-cache", no_buildid_cache,
-		 "do not update the buildid cache (precord never does)"),
+	OPT_BOOL_SET('N', "no-buildid-cache", no_buildid_cache, no_buildid_cache_set,
+		     "do not update the buildid cache"),
 	OPT_BOOL('n', "no-samples", no_samples, "don't sample"),
 	OPT_VALUE('o', "output", "<file>", opt_output,
 		  "output file name (-: perf's pipe format to stdout)"),
@@ -987,9 +1021,12 @@ static const struct opt_def record_options[] = {
 	OPT_BOOL(0, "all-kernel", all_kernel, "configure all used events to run in kernel space"),
 	OPT_BOOL(0, "all-user", all_user, "configure all used events to run in user space"),
 	OPT_PERF_ONLY(0, "aux-sample"),
-	OPT_PERF_ONLY(0, "buildid-all"),
-	OPT_BOOL(0, "buildid-mmap", buildid_mmap,
-		 "record build ids in mmap events (default; --no-buildid-mmap: don't)"),
+	OPT_BOOL(0, "buildid-all", buildid_all, "Record build-id of all DSOs regardless of hits"),
+	{ 0, "buildid-dir", OPT_ARG_REQUIRED, 0, "<dir>",
+	  "the build-id cache (perf's --buildid-dir; default: buildid.dir, ~/.debug)",
+	  opt_buildid_dir, 0, 0 },
+	OPT_BOOL_SET(0, "buildid-mmap", buildid_mmap, buildid_mmap_set,
+		     "record build ids in mmap events (given: no build-id table or cache, as perf)"),
 	{ 0, "call-graph", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<fp[,depth]|dwarf[,size]>",
 	  "setup and enables call-graph recording (dwarf size default 8192, max 65528)",
 	  opt_call_graph, 0, 0 },
@@ -1001,13 +1038,15 @@ static const struct opt_def record_options[] = {
 		  "listen on ctl for enable, disable, snapshot, stop and ping; ack on ack"),
 	OPT_BOOL(0, "data-page-size", sample_data_page_size,
 		 "record the sampled data address data page size"),
-	OPT_PERF_ONLY(0, "debuginfod"),
+	{ 0, "debuginfod", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<urls>",
+	  "Enable debuginfod data retrieval from DEBUGINFOD_URLS or specified urls",
+	  opt_debuginfod, 0, 0 },
 	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
 	OPT_PERF_ONLY(0, "exclude-perf"),
 	OPT_VALUE(0, "filter", "<filter>", opt_filter,
 		  "event filter, for the events of the -e before it"),
 	OPT_BOOL(0, "group", group, "put the counters into a counter group"),
-	OPT_PERF_ONLY(0, "kcore"),
+	OPT_BOOL(0, "kcore", kcore, "copy /proc/kcore"),
 	OPT_BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),
 	OPT_PERF_ONLY(0, "max-size"),
 	OPT_BOOL(0, "mmap-output", mmap_output,
@@ -1015,7 +1054,7 @@ static const struct opt_def record_options[] = {
 	OPT_VALUE(0, "mmap-flush", "<size>", opt_mmap_flush,
 		  "the fewest bytes taken from a ring at once (default 1, at most a quarter of it)"),
 	OPT_BOOL(0, "namespaces", record_namespaces, "record namespaces events"),
-	OPT_PERF_ONLY(0, "no-bpf-event"),
+	OPT_BOOL(0, "no-bpf-event", no_bpf_event, "do not record bpf events"),
 	OPT_BOOL(0, "no-merge", no_merge,
 		 "keep perf's directory layout (data + data.N) instead of merging"),
 	OPT_BOOL(0, "no-realtime", no_realtime,
@@ -1057,7 +1096,7 @@ static const struct opt_def record_options[] = {
 	{ 0, "user-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
 	  "sample selected machine registers in user space, use '--user-regs=?' to list register names",
 	  opt_user_regs, 0, 0 },
-	OPT_PERF_ONLY(0, "vmlinux"),
+	OPT_VALUE(0, "vmlinux", "<file>", opt_vmlinux, "vmlinux pathname"),
 };
 
 /* ---- the scanner ------------------------------------------------------- */
@@ -1259,9 +1298,28 @@ static int record_opts__finish_one_file(struct parse_ctx *ctx)
 	return 0;
 }
 
+/*
+ * perf 6.1's cmd_record() rules for the end-of-run build ids: an explicit
+ * --buildid-mmap and -z skip them (and so the cache); --switch-output
+ * skips both unless -B or -N was negated on the command line.
+ */
+static void record_opts__finish_build_ids(struct record_opts *o)
+{
+	if ((o->buildid_mmap && o->buildid_mmap_set) || o->comp_level)
+		o->no_buildid = true;
+	if (o->no_buildid)
+		o->no_buildid_cache = true;
+	else if (o->switch_output &&
+		 !(o->no_buildid_set && !o->no_buildid) &&
+		 !(o->no_buildid_cache_set && !o->no_buildid_cache))
+		o->no_buildid = o->no_buildid_cache = true;
+}
+
 static int record_opts__finish(struct parse_ctx *ctx)
 {
 	struct record_opts *opts = ctx->opts;
+
+	record_opts__finish_build_ids(opts);
 
 	if (opts->count && opts->freq_set)
 		return opt_error(ctx, -EINVAL,
