@@ -372,7 +372,8 @@ static void test_help(void **state)
 		"        --synth <no|all|task|mmap|cgroup>\n",
 		"\n perf record options precord refuses (not supported yet):\n"
 		"    -b/--branch-any -G/--cgroup",
-		"--vmlinux\n",
+		"--timestamp-filename\n",
+		"        --buildid-all     Record build-id of all DSOs regardless of hits\n",
 	};
 	struct parsed *p = *state;
 	char *out;
