@@ -57,7 +57,7 @@
 /* ---- phases (-v) ----------------------------------------------------------- */
 
 /* The phase that ends now is name; a name already seen adds up. */
-static void record__phase(struct record *rec, const char *name)
+void record__phase(struct record *rec, const char *name)
 {
 	struct record_phases *ph = &rec->phases;
 	u64 now = clock__now_ns();

@@ -658,11 +658,14 @@ int record__finish_output(struct record *rec)
 		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
 			return -errno;
 	}
-	if (!rec->opts.no_buildid && !rec->device &&
-	    !record__build_ids(rec, size, &bids) && bids.table) {
-		env.no_buildid = false;
-		env.build_id_table = bids.table;
-		env.build_id_table_size = bids.table_size;
+	if (!rec->opts.no_buildid && !rec->device) {
+		record__phase(rec, "finish");
+		if (!record__build_ids(rec, size, &bids) && bids.table) {
+			env.no_buildid = false;
+			env.build_id_table = bids.table;
+			env.build_id_table_size = bids.table_size;
+		}
+		record__phase(rec, "build ids");
 	}
 	err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
 	if (err == -ENOSPC || err == -EDQUOT) {
@@ -671,8 +674,11 @@ int record__finish_output(struct record *rec)
 			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
 						size, NULL);
 	}
-	if (!err)
+	if (!err && bids.hits) {
+		record__phase(rec, "finish");
 		record__cache_build_ids(rec, &bids);
+		record__phase(rec, "build-id cache");
+	}
 	record__build_ids_exit(&bids);
 	return err;
 }

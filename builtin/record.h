@@ -34,7 +34,7 @@
 #include "wq.h"
 
 /* -v: where a recording's time went, phase by phase (CLOCK_MONOTONIC). */
-#define RECORD_MAX_PHASES	16
+#define RECORD_MAX_PHASES	24
 
 struct record_phases {
 	u64		last_ns;	/* the end of the phase before */
@@ -113,6 +113,9 @@ struct record {
 	int			full_argc;
 	const char		**full_argv;
 };
+
+/* builtin-record.c: the phase that ends now, for -v's closing line of times */
+void record__phase(struct record *rec, const char *name);
 
 /* record-config.c */
 int record__parse_events(struct record *rec);
