@@ -751,7 +751,7 @@ int dso_hits__table(const struct dso_hits *h, void **table, size_t *size)
 		const struct dso_hit *d = &h->dsos[i];
 		size_t name = strlen(d->name) + 1, pad = name__padded(d->name);
 		struct perf_event_header hdr = {
-			.type = PERF_RECORD_HEADER_BUILD_ID,
+			.type = 0,	/* perf's write_buildid() leaves it 0 in the feature */
 			.misc = (d->kind == DSO_KERNEL || d->kind == DSO_MODULE ?
 				 PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) | MISC_BUILD_ID_SIZE,
 			.size = (u16)(36 + pad),

@@ -77,8 +77,8 @@ const struct dso_hit *dso_hits__dso(const struct dso_hits *h, int i);
 
 /*
  * The HEADER_BUILD_ID payload of the DSOs listed with a build id: perf's
- * perf_record_header_build_id records (pid -1, misc KERNEL or USER with
- * BUILD_ID_SIZE, the name padded to 64 bytes), in the order their maps
+ * perf_record_header_build_id records (type 0 as perf leaves it, pid -1,
+ * misc KERNEL or USER with BUILD_ID_SIZE, the name padded to 64 bytes), in the order their maps
  * came. *table: malloc'ed (NULL with *size 0 when there is none).
  * 0 or -ENOMEM.
  */

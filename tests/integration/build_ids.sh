@@ -31,6 +31,19 @@ ids "$T/all.perf" >"$T/all.pids"
 grep -q " $MATMUL$" "$T/all.ids" || { cat "$T/all.ids"; fail "--buildid-all: the command's binary is not listed"; }
 grep -q ' \[vdso\]$' "$T/all.ids" || fail "--buildid-all: [vdso] is not listed"
 diff "$T/all.pids" "$T/all.ids" || fail "--buildid-all: the table differs from perf's"
+# The feature's bytes too: perf's records, in perf's order.
+feature() { python3 - "$1" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+data_off, data_size = struct.unpack_from('<QQ', b, 40)
+feats = struct.unpack_from('<4Q', b, 72)
+bits = [i for i in range(256) if feats[i // 64] >> (i % 64) & 1]
+off, size = struct.unpack_from('<QQ', b, data_off + data_size + 16 * bits.index(2))
+sys.stdout.write(b[off:off + size].hex())
+PY
+}
+[ "$(feature "$T/all.data")" = "$(feature "$T/all.perf")" ] ||
+	fail "--buildid-all: the BUILD_ID feature's bytes differ from perf's"
 tree "$T/h1" >"$T/t1"
 tree "$T/h2" >"$T/t2"
 diff "$T/t2" "$T/t1" || fail "--buildid-all: the build-id cache differs from perf's"
