@@ -456,9 +456,11 @@ static int hits__gather(struct dso_hits *h)
 	for (r = 0, k = 0, nf = 0; r < h->nr_regions; r++) {
 		struct dh_region *g = &h->regions[r];
 
-		memcpy(h->maps + k, g->raws, g->nr_raws * sizeof(*g->raws));
+		if (g->nr_raws)
+			memcpy(h->maps + k, g->raws, g->nr_raws * sizeof(*g->raws));
 		k += g->nr_raws;
-		memcpy(h->forks + nf, g->forks, g->nr_forks * sizeof(*g->forks));
+		if (g->nr_forks)
+			memcpy(h->forks + nf, g->forks, g->nr_forks * sizeof(*g->forks));
 		nf += g->nr_forks;
 	}
 	h->nr_maps = nr;
