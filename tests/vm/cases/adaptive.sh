@@ -7,6 +7,12 @@
 # line says which); every node whose CPUs lost records got one. The file
 # reads in perf (which may say what was lost) with every sample the
 # summary counts.
+#
+# Then the same recording with user-space samples only (cpu-clock:u), only
+# the first node busy, and the events on after 500 ms (-D), once precord's
+# own start-up work, which runs on every CPU, is over: the other nodes'
+# CPUs then run nothing in user space, their rings take no records and
+# cannot back up; a helper on any of them fails the case.
 guest() {
 	local busy
 	busy=$(node_cpus "$(cpu_nodes | awk '{ print $1 }')" | tr ' ' ,)
@@ -21,6 +27,26 @@ guest() {
 	kill -TERM $light $heavy 2>/dev/null
 	wait $light $heavy 2>/dev/null
 	run loss "$PRECORD" report --loss "$D/rec.data"
+	run quiet "$PRECORD" $MAPS -a -D 500 -F 25000 --call-graph dwarf,4096 -m 8 -e cpu-clock:u \
+		-o "$D/quiet.data" -- taskset -c "$busy" "$SPIN" 3 100
+}
+
+# The quiet-nodes recording: helpers, if any, only on the busy node.
+check_quiet() {
+	local busy_node=$1 line helper lead node n=0
+	want_rc quiet
+	read_clean "$D/quiet.data" quiet
+	[ "$(samples quiet)" = "$(summary_samples quiet)" ] ||
+		fail "quiet nodes: perf reads $(samples quiet) samples, the summary says $(summary_samples quiet)"
+	while read -r line; do
+		helper=$(echo "$line" | sed -n 's/^\[ precord: \(prec-rd\/[0-9.]*\) added at .*/\1/p')
+		lead=${helper#prec-rd/}
+		lead=${lead%%.*}
+		node=$(sed -n "s/^\[ precord: node \([0-9]*\) (prec-rd\/$lead): .*/\1/p" "$D/quiet.err")
+		[ "$node" = "$busy_node" ] || fail "quiet nodes: $helper added on node $node, which ran nothing ($line)"
+		n=$((n + 1))
+	done < <(grep ' added at ' "$D/quiet.err")
+	note "quiet nodes: $n helper runs, all on the busy node $busy_node"
 }
 
 # The node of streaming thread prec-rd/T, from its node line in the summary.
@@ -74,4 +100,5 @@ check() {
 	done
 	note "busy node $busy_node (CPUs $(cat "$D/busy")): $added helper runs, nodes that lost records: ${lost_nodes:-none}"
 	grep '^\[ precord: node \|added at\|adaptive layout' "$D/rec.err" | sed 's/^/    /'
+	check_quiet "$busy_node"
 }
