@@ -693,6 +693,17 @@ int record__finish_output(struct record *rec)
 		record__phase(rec, "build ids");
 	}
 	err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
+	if ((err == -ENOSPC || err == -EDQUOT) && env.build_id_table &&
+	    ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0) {
+		/*
+		 * No room for them all: the build ids are what perf can do
+		 * without (a staging directory's data needs DIR_FORMAT).
+		 */
+		env.no_buildid = true;
+		env.build_id_table = NULL;
+		env.build_id_table_size = 0;
+		err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
+	}
 	if (err == -ENOSPC || err == -EDQUOT) {
 		/* No room for the features: keep the data, drop them. */
 		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0)
