@@ -13,11 +13,21 @@ run_p() { # HOME precord-args...
 	mkdir -p "$home"
 	HOME=$home "$PRECORD" -q "$@" >/dev/null 2>"$T/err" || { cat "$T/err"; fail "precord $* failed"; }
 }
+# perf 6.1 aborts in its BPF event synthesis on some loaded BPF programs
+# (build_id__init() of an oversized build id): then its run is taken again
+# with --no-bpf-event, which changes no build id.
 run_perf() { # HOME perf-record-args...
 	local home=$1; shift
 	mkdir -p "$home"
-	HOME=$home perf record -q "$@" >/dev/null 2>"$T/perr" || { cat "$T/perr"; fail "perf record $* failed"; }
+	HOME=$home perf record -q "$@" >/dev/null 2>"$T/perr" && return 0
+	grep -q 'assertion failed at util/build-id.c' "$T/perr" || { cat "$T/perr"; fail "perf record $* failed"; }
+	rm -rf "$home"; mkdir -p "$home"
+	HOME=$home perf record -q --no-bpf-event "$@" >/dev/null 2>"$T/perr" ||
+		{ cat "$T/perr"; fail "perf record --no-bpf-event $* failed"; }
+	PERF_NO_BPF=1
+	note "perf aborted in its BPF event synthesis; its run was taken again with --no-bpf-event"
 }
+PERF_NO_BPF=
 # The cache as a listing: path, type, link target, mode.
 tree() { (cd "$1/.debug" 2>/dev/null && find . -printf '%p %y %l %m\n' | sort); }
 ids() { perf buildid-list -i "$1" 2>/dev/null | sort; }
@@ -48,6 +58,14 @@ tree "$T/h1" >"$T/t1"
 tree "$T/h2" >"$T/t2"
 diff "$T/t2" "$T/t1" || fail "--buildid-all: the build-id cache differs from perf's"
 note "--buildid-all: $(wc -l <"$T/all.ids") DSOs, table and cache as perf's"
+# A shell that forks and execs others: their DSOs in perf's order, byte for byte.
+SH=(-- bash -c 'ls -l / >/dev/null; date >/dev/null; cat /dev/null')
+run_p "$T/h1b" --buildid-all -o "$T/sh.data" "${SH[@]}"
+run_perf "$T/h2b" --buildid-all -o "$T/sh.perf" "${SH[@]}"
+[ "$(feature "$T/sh.data")" = "$(feature "$T/sh.perf")" ] ||
+	{ ids "$T/sh.perf" >"$T/a"; ids "$T/sh.data" | diff "$T/a" -; fail "--buildid-all, bash -c: the BUILD_ID feature differs from perf's"; }
+[ "$(tree "$T/h1b")" = "$(tree "$T/h2b")" ] || fail "--buildid-all, bash -c: the cache differs from perf's"
+note "--buildid-all, bash -c: $(ids "$T/sh.data" | wc -l) DSOs of 4 programs, as perf's"
 
 # 2. By default the DSOs sampled: what perf itself finds hit in the same file, plus [vdso].
 run_p "$T/h3" -o "$T/hit.data" "${WORK[@]}"
@@ -112,8 +130,11 @@ run_perf "$T/h8" --no-bpf-event -o "$T/nb.perf" -- true
 [ "$(bpf "$T/nb.data")" = "$(bpf "$T/nb.perf")" ] && [ -z "$(bpf "$T/nb.data")" ] ||
 	fail "--no-bpf-event: bpf_event is set"
 run_p "$T/h8" -o "$T/b1.data" -- true
+PERF_NO_BPF=
 run_perf "$T/h8" -o "$T/b1.perf" -- true
-[ "$(bpf "$T/b1.data")" = "$(bpf "$T/b1.perf")" ] || fail "bpf_event differs from perf's by default"
+[ -n "$PERF_NO_BPF" ] || [ "$(bpf "$T/b1.data")" = "$(bpf "$T/b1.perf")" ] ||
+	fail "bpf_event differs from perf's by default"
+[ "$(bpf "$T/b1.data")" = "bpf_event: 1" ] || fail "bpf_event is off by default"
 note "--no-bpf-event: bpf_event off, as perf's; on by default"
 
 # 7. --vmlinux=FILE names the kernel's entry (its build id stays the kernel's); unreadable: refused.
