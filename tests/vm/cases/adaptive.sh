@@ -9,10 +9,11 @@
 # summary counts.
 #
 # Then the same recording with user-space samples only (cpu-clock:u), only
-# the first node busy, and the events on after 500 ms (-D), once precord's
-# own start-up work, which runs on every CPU, is over: the other nodes'
-# CPUs then run nothing in user space, their rings take no records and
-# cannot back up; a helper on any of them fails the case.
+# the first node busy, and the events on from 500 ms to 2500 ms (-D), after
+# precord's own start-up work and before its teardown, which run on every
+# CPU: the other nodes' CPUs then run nothing in user space, their rings
+# take no records and cannot back up; a helper on any of them fails the
+# case.
 guest() {
 	local busy
 	busy=$(node_cpus "$(cpu_nodes | awk '{ print $1 }')" | tr ' ' ,)
@@ -27,7 +28,7 @@ guest() {
 	kill -TERM $light $heavy 2>/dev/null
 	wait $light $heavy 2>/dev/null
 	run loss "$PRECORD" report --loss "$D/rec.data"
-	run quiet "$PRECORD" $MAPS -a -D 500 -F 25000 --call-graph dwarf,4096 -m 8 -e cpu-clock:u \
+	run quiet "$PRECORD" $MAPS -a -D 500-2500 -F 25000 --call-graph dwarf,4096 -m 8 -e cpu-clock:u \
 		-o "$D/quiet.data" -- taskset -c "$busy" "$SPIN" 3 100
 }
 
