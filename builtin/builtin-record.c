@@ -315,8 +315,10 @@ static int record__start_streams(struct record *rec)
 		.comp_level = o->comp_level,
 		.topo = rec->topo,
 		.mmap_flush = record__mmap_flush(rec),
-		/* Only --switch-output=SIZE needs the shared count (an atomic per ring read). */
-		.shared = o->switch_size ? &rec->shared : NULL,
+		.no_buffering = o->no_buffering,
+		.no_rounds = o->tail_synthesize,
+		/* Only --switch-output=SIZE and --max-size need the shared count (an atomic per ring read). */
+		.shared = o->switch_size || o->max_size ? &rec->shared : NULL,
 		/* their switches and snapshots ask each thread in turn: no helpers */
 		.fixed = o->switch_output || o->overwrite,
 	};
@@ -349,6 +351,7 @@ static int record__start_streams(struct record *rec)
 	}
 	rec->streams_started = true;
 	record__arm_size(rec);
+	record__arm_max_size(rec);
 	if (o->switch_secs)
 		rec->next_switch_ms = clock__now_ms() + 1000ULL * o->switch_secs;
 	nfail = streams__rt_failures(&rec->streams, &rt_err);
@@ -372,21 +375,62 @@ static int timeout_until(u64 at, u64 now, int timeout)
 /* How often --overwrite with --switch-output=SIZE looks at the rings. */
 #define OVERWRITE_SIZE_CHECK_MS	100
 
-/* Timed work: the -D delay, --switch-output=TIME and overwrite SIZE. The poll timeout. */
-static int record__timers(struct record *rec, u64 *enable_at)
+/*
+ * -D: when events go on or off. A delay is one step (on at delay_ms);
+ * ranges are on at each even time of delay_times and off at each odd one,
+ * and the recording ends at the last (perf's event_enable_timer). The
+ * dummy's side-band stays on through the gaps, so that every range's
+ * samples resolve. next: the clock__now_ms() of the next step, 0: none.
+ */
+struct delay_sched {
+	u64	base;
+	u64	next;
+	int	step;
+};
+
+static void delay_sched__init(struct delay_sched *d, const struct record_opts *o, u64 now)
+{
+	d->base = now;
+	d->next = 0;
+	d->step = 0;
+	if (o->delay_ms > 0)
+		d->next = now + (u64)o->delay_ms;
+	else if (o->nr_delay_times)	/* a first range from 0: on from the start */
+		d->next = now + (u64)o->delay_times[d->step = 1];
+}
+
+static void delay_sched__step(struct record *rec, struct delay_sched *d)
+{
+	const struct record_opts *o = &rec->opts;
+	bool on = !(d->step & 1);
+	int at = o->nr_delay_times ? o->delay_times[d->step] : o->delay_ms;
+
+	if (d->step == 0)
+		evlist__enable(rec->evlist);
+	else if (on)
+		evlist__enable_sampling(rec->evlist);
+	else
+		evlist__disable_sampling(rec->evlist);
+	status__clear(&rec->status);
+	if (!o->quiet)
+		fprintf(stderr, "precord: events %s after %d ms\n", on ? "enabled" : "disabled", at);
+	d->next = 0;
+	if (++d->step < o->nr_delay_times)
+		d->next = d->base + (u64)o->delay_times[d->step];
+	else if (o->nr_delay_times)
+		rec->stop_requested = true;	/* the last range is over */
+}
+
+/* Timed work: -D, --switch-output=TIME and overwrite SIZE. The poll timeout. */
+static int record__timers(struct record *rec, struct delay_sched *delay)
 {
 	int timeout = -1;
 	u64 now = clock__now_ms();
 
-	if (*enable_at && now >= *enable_at) {
-		evlist__enable(rec->evlist);
-		*enable_at = 0;
-		status__clear(&rec->status);
-		if (!rec->opts.quiet)
-			fprintf(stderr, "precord: events enabled after %d ms\n", rec->opts.delay_ms);
-	}
-	if (*enable_at)
-		timeout = timeout_until(*enable_at, now, timeout);
+	if (delay->next && now >= delay->next)
+		delay_sched__step(rec, delay);
+	if (delay->next)
+		timeout = timeout_until(delay->next, now, timeout);
 	if (rec->switch_due || (rec->next_switch_ms && now >= rec->next_switch_ms))
 		record__switch(rec);
 	if (rec->switch_due)
@@ -424,7 +468,7 @@ static void record__status(struct record *rec, u64 now)
  */
 static void record__wait_loop(struct record *rec)
 {
-	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_OUT, P_NR };
+	enum { P_SIG, P_NOTIFY, P_CTL, P_SWITCH, P_OUT, P_MAX, P_SB, P_NR };
 	struct pollfd pfd[P_NR] = {
 		[P_SIG] = { .fd = rec->sig_fd, .events = POLLIN },
 		[P_NOTIFY] = { .fd = rec->notify_fd, .events = POLLIN },
@@ -432,17 +476,21 @@ static void record__wait_loop(struct record *rec)
 		[P_SWITCH] = { .fd = rec->shared.switch_fd, .events = POLLIN },
 		/* a pipe's write end reports POLLERR once no reader is left */
 		[P_OUT] = { .fd = rec->pipe ? rec->out_fd : -1, .events = 0 },
+		[P_MAX] = { .fd = rec->shared.max_fd, .events = POLLIN },
+		[P_SB] = { .fd = rec->sb_fd, .events = POLLIN },
 	};
-	u64 enable_at = rec->opts.delay_ms > 0 ? clock__now_ms() + (u64)rec->opts.delay_ms : 0;
+	struct delay_sched delay;
+
+	delay_sched__init(&delay, &rec->opts, clock__now_ms());
 
 	for (;;) {
 		struct signalfd_siginfo si;
-		int timeout = record__timers(rec, &enable_at);
+		int timeout = record__timers(rec, &delay);
 		u64 v, now = clock__now_ms();
 
 		record__status(rec, now);
 		timeout = status__timeout(&rec->status, now, timeout);
-		if (rec->write_error || rec->stop_requested)
+		if (rec->write_error || rec->stop_requested || record__max_size_reached(rec))
 			return;
 		if (rec->wl.pid > 0 && workload__poll_exit(&rec->wl))
 			return;
@@ -450,11 +498,16 @@ static void record__wait_loop(struct record *rec)
 			return;
 		if (pfd[P_NOTIFY].revents & POLLIN)
 			return;
+		if ((pfd[P_MAX].revents & POLLIN) && read(rec->shared.max_fd, &v, sizeof(v)) == sizeof(v))
+			rec->max_reached = true;
 		if (pfd[P_OUT].revents & (POLLERR | POLLHUP)) {
 			record__pipe_gone(rec, -EPIPE);
 			rec->write_error = -EPIPE;
 			return;
 		}
+		/* --switch-output-event: an occurrence switches as SIGUSR2 does */
+		if ((pfd[P_SB].revents & POLLIN) && record__sb_read(rec))
+			record__switch(rec);
 		if ((pfd[P_SWITCH].revents & POLLIN) &&
 		    read(rec->shared.switch_fd, &v, sizeof(v)) == sizeof(v))
 			record__switch(rec);
@@ -554,12 +607,14 @@ static int record__check_threads(struct record *rec, bool final)
 	/*
 	 * One thread: its per-ring files would only be merged back into
 	 * the serial layout it can write itself. The flight recorder and
-	 * --no-merge keep the directory; so does --mmap-output, which
-	 * lost more into one file (raw_syscalls:* -m 8, 6 runs each:
-	 * a median of 8.4% of the records against 1.7% into data.N).
+	 * --no-merge keep the directory, and so does --tail-synthesize (the
+	 * merge puts the records written at the end ahead of the samples);
+	 * so does --mmap-output, which lost more into one file
+	 * (raw_syscalls:* -m 8, 6 runs each: a median of 8.4% of the
+	 * records against 1.7% into data.N).
 	 */
 	if (final && err == 1 && !o->no_merge && !o->overwrite && !o->switch_output &&
-	    !o->mmap_output) {
+	    !o->mmap_output && !o->tail_synthesize) {
 		rec->threaded = false;
 		rec->one_thread = true;
 	}
@@ -613,6 +668,8 @@ static int record__run(struct record *rec)
 	record__phase(rec, "open");
 	if (!err)
 		err = record__mmap(rec);
+	if (!err)
+		err = record__sb_open(rec);
 	record__phase(rec, "mmap");
 	/* the CPUs the open kept decide the layout */
 	if (!err && rec->threaded)
@@ -627,7 +684,9 @@ static int record__run(struct record *rec)
 		err = record__start_streams(rec);
 	if (err)
 		return err;
-	if ((rec->system_wide || o->pid_list || o->tid_list) && o->delay_ms == 0)
+	/* side-band records from the set-up are no trigger: from here on they are */
+	record__sb_read(rec);
+	if ((rec->system_wide || record__task_target(o)) && o->delay_ms == 0)
 		evlist__enable(rec->evlist);
 	if (rec->wl.pid > 0) {
 		err = workload__start(&rec->wl);
@@ -716,6 +775,7 @@ static int record__end(struct record *rec, int err)
 			unlink(rec->data_path);
 		return err;
 	}
+	record__tail_synthesize(rec);
 	ferr = record__finish_output(rec);
 	record__phase(rec, "finish");
 	no_room = ferr == -ENOSPC || ferr == -EDQUOT;
@@ -734,8 +794,11 @@ static int record__end(struct record *rec, int err)
 	else if (rec->threaded) {
 		ferr = record__finish_last(rec);
 		record__phase(rec, "merge");
+	} else if (rec->opts.timestamp_filename && !rec->device && !rec->pipe) {
+		ferr = record__finish_timestamp(rec);
 	}
-	if (!ferr && rec->opts.switch_output)
+	if (!ferr && (rec->opts.switch_output || rec->opts.timestamp_filename) && !rec->device &&
+	    !rec->pipe)
 		record__keep_output(rec, rec->path);
 	if (!ferr || (no_room && !rec->threaded && !rec->device))
 		record__print_summary(rec);
@@ -771,6 +834,8 @@ static int record__setup_events(struct record *rec)
 	int err = record__parse_events(rec);
 
 	if (!err)
+		err = record__sb_parse(rec);
+	if (!err)
 		err = record__create_maps(rec);
 	if (err)
 		return EXIT_USAGE;
@@ -785,6 +850,11 @@ static int record__open_eventfds(struct record *rec)
 	rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (rec->notify_fd < 0)
 		return -errno;
+	if (rec->opts.max_size) {
+		rec->shared.max_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (rec->shared.max_fd < 0)
+			return -errno;
+	}
 	if (rec->opts.switch_size && !rec->opts.overwrite) {
 		rec->shared.switch_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (rec->shared.switch_fd < 0)
@@ -800,7 +870,8 @@ static int record__open_eventfds(struct record *rec)
 int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 {
 	struct record rec = {
-		.out_fd = -1, .sig_fd = -1, .notify_fd = -1, .shared = { .switch_fd = -1 },
+		.out_fd = -1, .sig_fd = -1, .notify_fd = -1, .shared = { .switch_fd = -1, .max_fd = -1 },
+		.sb_fd = -1,
 		.full_argc = full_argc, .full_argv = full_argv,
 	};
 	char msg[512] = "";
@@ -859,12 +930,15 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 out_close_eventfds:
 	if (rec.shared.switch_fd >= 0)
 		close(rec.shared.switch_fd);
+	if (rec.shared.max_fd >= 0)
+		close(rec.shared.max_fd);
 	if (rec.notify_fd >= 0)
 		close(rec.notify_fd);
 out_close_signals:
 	if (rec.sig_fd >= 0)
 		close(rec.sig_fd);
 out_delete_evlist:
+	record__sb_close(&rec);
 	evlist__delete(rec.evlist);
 out_close_control:
 	control__close(&rec.ctl);

@@ -11,9 +11,12 @@
  * evsels, maps and attrs → builtin-record.c opens them.
  */
 #include <errno.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 #include "precord/parse-events.h"
@@ -27,22 +30,47 @@
 /* ---- events and targets ------------------------------------------------ */
 
 /*
- * --filter for the evsels one -e added (from index first on), as perf's
- * parse_filter(): a tracepoint takes it as its filter, an event of a PMU
- * with address filters as address filters (in the kernel's syntax), any
- * other event refuses it with perf's words.
+ * --exclude-perf for one evsel, as perf's add_exclude_perf_filter(): a
+ * tracepoint filter on this process's id (its main thread: the kernel's
+ * common_pid is a thread id), refused on anything but a tracepoint.
+ */
+static int record__exclude_perf(struct evsel *evsel)
+{
+	char filter[64];
+
+	if (!evsel__is_tracepoint(evsel)) {
+		fprintf(stderr, "precord: --exclude-perf option should follow a -e tracepoint "
+			"option (%s is not a tracepoint)\n", evsel->name);
+		return -EINVAL;
+	}
+	snprintf(filter, sizeof(filter), "common_pid != %d", (int)getpid());
+	return evsel__append_filter(evsel, filter) ? -ENOMEM : 0;
+}
+
+/*
+ * --filter and --exclude-perf for the evsels one -e added (from index
+ * first on), in the order given, as perf's parse_filter(): a tracepoint
+ * takes it as its filter, an event of a PMU with address filters as
+ * address filters (in the kernel's syntax), any other event refuses it
+ * with perf's words.
  */
 static int record__add_filters(struct record *rec, int event, int first)
 {
 	struct record_opts *o = &rec->opts;
 	struct evsel *evsel;
-	int f, i;
+	int f, i, err;
 
 	for (f = 0; f < o->nr_filters; f++) {
 		if (o->filters[f].event != event)
 			continue;
 		for (i = first; i < rec->evlist->nr_entries; i++) {
 			evsel = rec->evlist->entries[i];
+			if (!o->filters[f].filter) {
+				err = record__exclude_perf(evsel);
+				if (err)
+					return err;
+				continue;
+			}
 			if (!evsel__is_tracepoint(evsel) && !pmu__nr_addr_filters(NULL, evsel->attr.type)) {
 				fprintf(stderr, "precord: --filter '%s' for event '%s': This CPU does "
 					"not support address filtering (only tracepoints and PMUs with "
@@ -52,6 +80,89 @@ static int record__add_filters(struct record *rec, int event, int first)
 			}
 			if (evsel__append_filter(evsel, o->filters[f].filter))
 				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One name of -G for the evsel at index n (perf's add_cgroup()): a cgroup
+ * an earlier evsel opened is shared. Returns 0 or -errno, said.
+ */
+static int record__add_cgroup(struct record *rec, const char *name, int n)
+{
+	struct evlist *evlist = rec->evlist;
+	struct cgroup *cgrp = NULL;
+	char path[PATH_MAX * 2] = "";
+	int i;
+
+	for (i = 0; i < evlist->nr_entries && !cgrp; i++) {
+		struct cgroup *c = evlist->entries[i]->cgrp;
+
+		if (c && !strcmp(c->name, name))
+			cgrp = cgroup__get(c);
+	}
+	if (!cgrp)
+		cgrp = cgroup__open(NULL, name, path, sizeof(path));
+	if (!cgrp && !path[0]) {
+		fprintf(stderr, "precord: no cgroup hierarchy to find cgroup %s in: mount cgroup2 "
+			"or cgroup v1's perf_event controller\n", name);
+		return -ENOENT;
+	}
+	if (!cgrp) {
+		fprintf(stderr, "precord: no access to cgroup %s: %s\n", path, strerror(errno));
+		return -ENOENT;
+	}
+	/* as perf: the cgroup is opened before its event is looked for */
+	if (n >= evlist->nr_entries) {
+		fprintf(stderr, "precord: -G/--cgroup names more cgroups than there are events "
+			"('%s' would be for event %d of %d); give one name per -e event\n",
+			name, n + 1, evlist->nr_entries);
+		cgroup__put(cgrp);
+		return -EINVAL;
+	}
+	cgroup__put(evlist->entries[n]->cgrp);
+	evlist->entries[n]->cgrp = cgrp;
+	return 0;
+}
+
+/*
+ * -G for the evsels parsed so far (perf's parse_cgroups()): each name,
+ * empty ones included, goes to the next evsel in order, counting across
+ * every -G of the command line; when the first -G has a single name, it
+ * is every evsel's so far.
+ */
+static int record__add_cgroups(struct record *rec, int event)
+{
+	struct record_opts *o = &rec->opts;
+	struct evlist *evlist = rec->evlist;
+	int g, i, err;
+
+	for (g = 0; g < o->nr_cgroups; g++) {
+		const char *s = o->cgroups[g].names;
+
+		if (o->cgroups[g].event != event)
+			continue;
+		for (;;) {
+			size_t len = strcspn(s, ",");
+			char name[PATH_MAX];
+
+			if (len >= sizeof(name))
+				len = sizeof(name) - 1;
+			snprintf(name, sizeof(name), "%.*s", (int)len, s);
+			err = *name ? record__add_cgroup(rec, name, rec->nr_cgroup_names) : 0;
+			if (err)
+				return err;
+			rec->nr_cgroup_names++;
+			if (!s[strcspn(s, ",")])
+				break;
+			s += strcspn(s, ",") + 1;
+		}
+		if (rec->nr_cgroup_names != 1)
+			continue;
+		for (i = 1; i < evlist->nr_entries; i++) {
+			cgroup__put(evlist->entries[i]->cgrp);
+			evlist->entries[i]->cgrp = cgroup__get(evlist->entries[0]->cgrp);
 		}
 	}
 	return 0;
@@ -70,6 +181,8 @@ int record__parse_events(struct record *rec)
 			return ret;
 		}
 		ret = record__add_filters(rec, i, first);
+		if (!ret)
+			ret = record__add_cgroups(rec, i);
 		if (ret)
 			return ret;
 	}
@@ -122,6 +235,58 @@ out_put:
 	cpu_map__put(present);
 }
 
+/*
+ * -u USER: a user name, else a number that names a user (perf's
+ * parse_target_uid()), with perf's words when it is neither.
+ */
+static int record__parse_uid(const char *str, uid_t *uid)
+{
+	struct passwd pwd, *result = NULL;
+	char buf[4096], *end;
+	long v;
+
+	getpwnam_r(str, &pwd, buf, sizeof(buf), &result);
+	if (!result) {
+		v = strtol(str, &end, 10);
+		if (*end || end == str || v < 0) {
+			fprintf(stderr, "precord: Invalid User: %s (-u takes a user name or uid)\n", str);
+			return -EINVAL;
+		}
+		getpwuid_r((uid_t)v, &pwd, buf, sizeof(buf), &result);
+		if (!result) {
+			fprintf(stderr, "precord: Problems obtaining information for user %s (no such "
+				"uid in the user database)\n", str);
+			return -EINVAL;
+		}
+	}
+	*uid = result->pw_uid;
+	return 0;
+}
+
+/* -u: the user's processes now; none is an error (perf 6.1 crashes on it). */
+static int record__uid_threads(const char *str, struct thread_map **threads)
+{
+	uid_t uid;
+	int err = record__parse_uid(str, &uid);
+
+	if (err)
+		return err;
+	err = thread_map__new_by_uid(uid, threads);
+	if (err) {
+		fprintf(stderr, "precord: cannot list the processes of user %s: %s\n", str,
+			strerror(-err));
+		return err;
+	}
+	if (!(*threads)->nr) {
+		fprintf(stderr, "precord: user %s (uid %u) has no process to record; start one "
+			"first, or record with -a\n", str, (unsigned int)uid);
+		thread_map__put(*threads);
+		*threads = NULL;
+		return -ESRCH;
+	}
+	return 0;
+}
+
 int record__create_maps(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -160,6 +325,11 @@ int record__create_maps(struct record *rec)
 		else if (err)
 			fprintf(stderr, "precord: bad %s list '%s': expected ids like 123,456\n",
 				o->pid_list ? "-p" : "-t", o->pid_list ? o->pid_list : o->tid_list);
+		if (err)
+			goto out_put;
+		rec->system_wide = false;
+	} else if (o->uid_str) {
+		err = record__uid_threads(o->uid_str, &threads);
 		if (err)
 			goto out_put;
 		rec->system_wide = false;
@@ -221,6 +391,12 @@ static int record__config_rate(struct record *rec, struct perf_event_attr *attr)
 	attr->freq = 1;
 	attr->sample_type |= PERF_SAMPLE_PERIOD;
 	return 0;
+}
+
+/* -p, -t or -u: tasks named when recording starts; a command only says how long. */
+bool record__task_target(const struct record_opts *o)
+{
+	return o->pid_list || o->tid_list || o->uid_str;
 }
 
 /* -d, and --call-graph dwarf, which implies it in perf: data addresses and their maps. */
@@ -303,7 +479,8 @@ static void record__config_sample(struct record *rec, struct evsel *evsel, bool 
 	if (record__sample_address(o))
 		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	if (o->callgraph != CALLGRAPH_NONE)
-		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" : "fp",
+		record__config_callchain(rec, attr, o->callgraph == CALLGRAPH_DWARF ? "dwarf" :
+						    o->callgraph == CALLGRAPH_LBR ? "lbr" : "fp",
 					 o->dwarf_stack_size, record__max_stack(o), track);
 	if (o->sample_intr_regs && !dummy) {
 		attr->sample_regs_intr = o->sample_intr_regs;
@@ -332,6 +509,12 @@ static void record__config_sample(struct record *rec, struct evsel *evsel, bool 
 		attr->sample_type |= PERF_SAMPLE_TRANSACTION;
 	if (o->running_time)
 		attr->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/* -b, -j: every event; a dummy keeps the filter but samples no branches, as perf's */
+	if (o->branch_stack) {
+		if (!dummy)
+			attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		attr->branch_sample_type = o->branch_stack;
+	}
 }
 
 /*
@@ -473,10 +656,15 @@ static int record__config_evsel(struct record *rec, struct evsel *evsel, bool tr
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
 	}
+	/* --no-buffering: the kernel wakes the reader at every record (perf's evsel__config()) */
+	if (o->no_buffering) {
+		attr->watermark = 0;
+		attr->wakeup_events = 1;
+	}
 	if (o->overwrite && !own_dummy)
 		attr->write_backward = 1;
 	/* Forked workload, per task: enabled by the exec itself. */
-	if (leader && !rec->system_wide && !o->pid_list && !o->tid_list && o->delay_ms == 0)
+	if (leader && !rec->system_wide && !record__task_target(o) && o->delay_ms == 0)
 		attr->enable_on_exec = 1;
 	if (evsel->precise_max)
 		attr->precise_ip = 3;
@@ -576,16 +764,22 @@ static void record__name_dummy(struct evsel *evsel)
  * comm, task) and is enabled before synthesis, so a process started while
  * /proc is walked is still seen. Per task, the first event carries it,
  * except with --overwrite: the dummy then keeps the side-band in a forward
- * ring of its own, so that a snapshot can always be symbolized.
+ * ring of its own, so that a snapshot can always be symbolized; and with a
+ * -D delay, as perf: the dummy is on from the workload's exec (from the
+ * start for other targets) while the events wait, so the samples taken
+ * after the delay, and in every -D range, resolve.
  */
 int record__config(struct record *rec)
 {
+	struct record_opts *o = &rec->opts;
 	struct evsel *evsel, *tracking, *first = evlist__first(rec->evlist);
 	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
 	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
 			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
+	bool delayed = rec->opts.delay_ms != 0;
 	/* --overwrite: tracking records must not be overwritten with the samples. */
-	bool own_tracking = (rec->system_wide && !first_dummy) || rec->opts.overwrite;
+	bool own_tracking = ((rec->system_wide || delayed) && !first_dummy) || rec->opts.overwrite;
+	bool workload = rec->opts.argc > 0 && !rec->system_wide && !record__task_target(&rec->opts);
 	int i;
 
 	if (own_tracking) {
@@ -621,6 +815,25 @@ int record__config(struct record *rec)
 	 */
 	if (evlist__has_backward(rec->evlist))
 		rec->opts.overwrite = true;
+	/*
+	 * perf's record__auxtrace_init(): -S and --aux-sample need an AUX
+	 * area event (Intel PT, CoreSight...), and precord records none.
+	 */
+	if ((o->snapshot_opts || o->aux_sample_opts) && o->threads_spec) {
+		fprintf(stderr, "precord: AUX area tracing options are not available in parallel "
+			"streaming mode.\n");
+		return -EINVAL;
+	}
+	if (o->snapshot_opts) {
+		fprintf(stderr, "precord: No AUX area tracing to snapshot (-S/--snapshot needs an AUX "
+			"area event; for snapshots of ordinary events use --overwrite)\n");
+		return -EINVAL;
+	}
+	if (o->aux_sample_opts) {
+		fprintf(stderr, "precord: No AUX area event to sample (--aux-sample needs an AUX area "
+			"event, and precord records none)\n");
+		return -EINVAL;
+	}
 	/* perf: aux-sample-size= needs an AUX area event, and precord records none. */
 	evlist__for_each_evsel(rec->evlist, evsel, i) {
 		if (evsel->terms.set & EVSEL_TERM_AUX_SAMPLE_SIZE) {
@@ -635,6 +848,10 @@ int record__config(struct record *rec)
 		record__config_tracking(rec, evsel);
 		evsel->attr.disabled = 0;
 		evsel->attr.enable_on_exec = 0;
+		if (delayed && workload) {	/* on from the exec, as perf's */
+			evsel->attr.disabled = 1;
+			evsel->attr.enable_on_exec = 1;
+		}
 		record__name_dummy(evsel);
 	} else {
 		record__config_tracking(rec, first);

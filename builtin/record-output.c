@@ -387,7 +387,7 @@ static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 		return synthesize__all_parallel(so, rec->wq, rec->opts.nr_threads_synthesize,
 						record__emit, rec);
 	/* A forked workload has not exec'd yet: its COMM is all there is to say. */
-	if (rec->wl.pid > 0 && !rec->opts.pid_list && !rec->opts.tid_list)
+	if (rec->wl.pid > 0 && !record__task_target(&rec->opts))
 		return synthesize__comm(so, rec->wl.pid, record__emit, rec);
 	return synthesize__thread_map(so, rec->evlist->threads, record__emit, rec);
 }
@@ -426,6 +426,30 @@ static int record__synthesize(struct record *rec)
 		err = synthesize__finished_init(record__emit, rec);
 	if (!err)
 		err = writer__flush(&rec->writer);
+	return err;
+}
+
+/*
+ * --tail-synthesize: the tasks and maps (and the rest record__synthesize()
+ * writes) at the end of a file, once its streaming threads are done with
+ * it: from this thread, into the file's data (a staging directory's
+ * `data`, whose records the merge puts ahead of the rings', where perf
+ * report meets them before any sample; one file: at its end, as perf
+ * writes them). A write error ends the recording.
+ */
+int record__tail_synthesize(struct record *rec)
+{
+	int err;
+
+	if (!rec->opts.tail_synthesize || rec->write_error || !rec->header_written)
+		return 0;
+	err = record__synthesize(rec);
+	if (err) {
+		rec->write_error = err;
+		if (!record__pipe_gone(rec, err))
+			fprintf(stderr, "precord: writing '%s' failed: %s\n", rec->data_path,
+				strerror(-err));
+	}
 	return err;
 }
 
@@ -532,7 +556,8 @@ int record__begin_data(struct record *rec)
 		writer__prealloc(&rec->writer, streams__prealloc_step(rec->data_path, 1));
 
 	err = rec->pipe ? record__begin_pipe(rec) : 0;
-	if (!err)
+	/* --tail-synthesize: what runs is described at the file's end instead */
+	if (!err && !o->tail_synthesize)
 		err = record__synthesize(rec);
 	/* Later files: a task gone while /proc was read is not an error, a full disk is. */
 	if (err && rec->gen > 0 && !rec->writer.error)
@@ -768,14 +793,37 @@ int record__finish_dir(struct record *rec, const char *staging, const char *path
 }
 
 /*
+ * --timestamp-filename, one file: the finished file becomes
+ * FILE.<timestamp>, as perf renames it at the end.
+ */
+int record__finish_timestamp(struct record *rec)
+{
+	int err = record__output_name(rec, rec->final_path, sizeof(rec->final_path));
+
+	if (err) {
+		fprintf(stderr, "precord: cannot name '%s' with a timestamp: %s; the recording is "
+			"in '%s'\n", rec->data_path, strerror(-err), rec->data_path);
+		return err;
+	}
+	if (rename(rec->data_path, rec->final_path) < 0) {
+		err = -errno;
+		fprintf(stderr, "precord: cannot rename '%s' to '%s': %s; the recording is in '%s'\n",
+			rec->data_path, rec->final_path, strerror(errno), rec->data_path);
+		return err;
+	}
+	rec->path = rec->final_path;
+	return 0;
+}
+
+/*
  * The end: the staging directory becomes the output, or with
- * --switch-output the last FILE.<timestamp>.
+ * --switch-output or --timestamp-filename FILE.<timestamp>.
  */
 int record__finish_last(struct record *rec)
 {
 	int err;
 
-	if (rec->opts.switch_output) {
+	if (rec->opts.switch_output || rec->opts.timestamp_filename) {
 		err = record__output_name(rec, rec->final_path, sizeof(rec->final_path));
 		if (err)
 			return err;

@@ -11,9 +11,15 @@
  * directory, the old one's data file is finished and becomes
  * FILE.<timestamp> (record-output.c), the new one starts with its header
  * and synthesized records.
+ *
+ * --switch-output-event: the side-band events, an evlist of their own
+ * opened on every CPU (or the -p/-t tasks), are read here too: their
+ * rings wake an epoll descriptor the wait loop polls, and any record in
+ * them is a trigger, as perf's side-band thread's SIGUSR2 is.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +30,7 @@
 #include <sys/time.h>
 
 #include "record.h"
+#include "precord/parse-events.h"
 
 /*
  * --switch-output=SIZE: the byte count at which the current file is full.
@@ -50,6 +57,49 @@ void record__arm_size(struct record *rec)
 			 __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&rec->shared.bytes, __ATOMIC_SEQ_CST) >= at)
 		rec->switch_due = true;
+}
+
+/*
+ * --max-size: the byte count of the threads at which the current file
+ * holds max_size bytes with what this thread synthesized into it (perf
+ * counts both, and from zero again in each --switch-output file). Armed
+ * as record__arm_size() arms its limit, with the same pairing: the
+ * SEQ_CST store of max_at then load of bytes here, the threads' SEQ_CST
+ * add to bytes then load of max_at in stream__count_shared().
+ */
+void record__arm_max_size(struct record *rec)
+{
+	u64 max = rec->opts.max_size, at;
+
+	if (!max)
+		return;
+	if (rec->synth_bytes >= max) {
+		rec->max_reached = true;
+		return;
+	}
+	at = rec->gen_start_bytes + max - rec->synth_bytes;
+	__atomic_store_n(&rec->shared.max_at, at, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rec->shared.bytes, __ATOMIC_SEQ_CST) >= at)
+		rec->max_reached = true;
+}
+
+/*
+ * Once the output reached --max-size: perf's line; true to stop. The
+ * recording ends as perf's does: a workload still running is stopped with
+ * SIGTERM, and the exit status says so.
+ */
+bool record__max_size_reached(struct record *rec)
+{
+	u64 bytes = __atomic_load_n(&rec->shared.bytes, __ATOMIC_RELAXED) - rec->gen_start_bytes +
+		    rec->synth_bytes;
+
+	if (!rec->max_reached)
+		return false;
+	status__clear(&rec->status);
+	if (!rec->opts.quiet)
+		fprintf(stderr, "[ %s: perf size limit reached (%llu KB), stopping session ]\n",
+			rec->tag, (unsigned long long)(bytes >> 10));
+	return true;
 }
 
 /* ---- --switch-output and snapshots ---------------------------------------- */
@@ -153,7 +203,9 @@ int record__switch(struct record *rec)
 		rec->write_error = err;
 		return err;
 	}
-	err = record__finish_output(rec);
+	err = record__tail_synthesize(rec);
+	if (!err)
+		err = record__finish_output(rec);
 	close(rec->out_fd);
 	rec->out_fd = -1;
 	if (!err)
@@ -178,6 +230,7 @@ int record__switch(struct record *rec)
 		rec->write_error = err;		/* the recording ends after this file */
 	} else {
 		record__arm_size(rec);
+		record__arm_max_size(rec);
 		if (rec->opts.switch_secs) {
 			/* One file per period: the next deadline from the last, not from now. */
 			rec->next_switch_ms += 1000ULL * rec->opts.switch_secs;
@@ -279,4 +332,140 @@ bool record__control(struct record *rec)
 			fprintf(stderr, "precord: control: cannot write the ack\n");
 	}
 	return ret == 0;
+}
+
+/* ---- --switch-output-event ----------------------------------------------- */
+
+#define SB_RING_PAGES	8	/* a trigger needs only one record to get through */
+
+/* The events, parsed as -e parses them: a bad one ends the recording before it starts. */
+int record__sb_parse(struct record *rec)
+{
+	struct parse_events_error err = { .msg = "" };
+	struct evsel *evsel;
+	int i, ret;
+
+	if (!rec->opts.nr_sb_events)
+		return 0;
+	rec->sb_evlist = evlist__new();
+	if (!rec->sb_evlist)
+		return -ENOMEM;
+	for (i = 0; i < rec->opts.nr_sb_events; i++) {
+		ret = parse_events(rec->sb_evlist, rec->opts.sb_events[i], &err);
+		if (ret) {
+			fprintf(stderr, "precord: --switch-output-event: %s\n", err.msg);
+			return ret;
+		}
+	}
+	/* perf's evlist__set_cb(): every record wakes the reader; a tracepoint samples each hit */
+	evlist__for_each_evsel(rec->sb_evlist, evsel, i) {
+		struct perf_event_attr *attr = &evsel->attr;
+
+		attr->size = sizeof(*attr);
+		attr->sample_id_all = 1;
+		attr->watermark = 1;
+		attr->wakeup_watermark = 1;
+		attr->disabled = 0;
+		if (evsel__is_tracepoint(evsel)) {
+			attr->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+					     PERF_SAMPLE_PERIOD;
+			attr->sample_period = 1;
+			attr->freq = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Open and map the side-band events where perf's side-band thread opens
+ * them: on the -p/-t tasks when given, else on every CPU recorded (every
+ * online CPU for a workload), for any task; and an epoll descriptor over
+ * their rings for the wait loop.
+ */
+int record__sb_open(struct record *rec)
+{
+	struct evlist *sb = rec->sb_evlist;
+	struct cpu_map *cpus = rec->evlist->cpus;
+	struct thread_map *threads;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct evlist_open_error oerr;
+	char msg[512];
+	int i, err;
+
+	if (!sb)
+		return 0;
+	cpus = cpus && !cpu_map__is_any(cpus) ? cpu_map__get(cpus) : cpu_map__new_online();
+	threads = record__task_target(&rec->opts) ? thread_map__get(rec->evlist->threads) :
+		  thread_map__new_dummy();
+	if (!cpus || !threads) {
+		cpu_map__put(cpus);
+		thread_map__put(threads);
+		return -ENOMEM;
+	}
+	evlist__set_maps(sb, cpus, threads);
+	cpu_map__put(cpus);
+	thread_map__put(threads);
+	err = evlist__open_wq(sb, NULL, &oerr);
+	if (err) {
+		evlist__open_strerror(&oerr, msg, sizeof(msg));
+		fprintf(stderr, "precord: --switch-output-event: %s\n", msg);
+	}
+	evlist_open_error__exit(&oerr);
+	if (err)
+		return err;
+	err = evlist__mmap(sb, SB_RING_PAGES);
+	if (err) {
+		fprintf(stderr, "precord: cannot map the --switch-output-event rings: %s\n",
+			strerror(-err));
+		return err;
+	}
+	rec->sb_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (rec->sb_fd < 0)
+		return -errno;
+	for (i = 0; i < sb->nr_rings; i++) {
+		if (!sb->rings[i].base)
+			continue;
+		ev.data.u32 = (u32)i;
+		if (epoll_ctl(rec->sb_fd, EPOLL_CTL_ADD, sb->rings[i].fd, &ev) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int sb_count(void *ctx, const void *data, size_t size)
+{
+	(*(u64 *)ctx)++;
+	return 0;
+}
+
+/* Empty the side-band rings: whether anything was in them (an occurrence). */
+bool record__sb_read(struct record *rec)
+{
+	struct evlist *sb = rec->sb_evlist;
+	struct epoll_event ev[8];
+	u64 records = 0;
+	int i;
+
+	if (!sb)
+		return false;
+	/* edge of the level-triggered epoll: consume the readiness */
+	while (epoll_wait(rec->sb_fd, ev, 8, 0) == 8)
+		;
+	for (i = 0; i < sb->nr_rings; i++)
+		if (sb->rings[i].base)
+			ringbuf__read(&sb->rings[i], sb_count, &records);
+	return records > 0;
+}
+
+void record__sb_close(struct record *rec)
+{
+	if (rec->sb_fd >= 0)
+		close(rec->sb_fd);
+	rec->sb_fd = -1;
+	if (!rec->sb_evlist)
+		return;
+	evlist__munmap(rec->sb_evlist);
+	evlist__close(rec->sb_evlist);
+	evlist__delete(rec->sb_evlist);
+	rec->sb_evlist = NULL;
 }

@@ -49,6 +49,7 @@ struct record {
 	struct evlist		*evlist;
 	struct evsel		*tracking;	/* gets mmap/comm/task records */
 	bool			system_wide;	/* per-CPU target (-a, -C, or none) */
+	int			nr_cgroup_names;	/* -G names given to evsels so far (perf's nr_cgroups) */
 	struct workload		wl;
 
 	const char		*path;
@@ -92,6 +93,9 @@ struct record {
 	bool			stop_requested;	/* "stop" on the control channel */
 	u64			gen_start_bytes;	/* shared.bytes when the current file began */
 	bool			switch_due;	/* the current file was full when its limit was armed */
+	bool			max_reached;	/* --max-size: the output holds that much; stop */
+	struct evlist		*sb_evlist;	/* --switch-output-event: the side-band events */
+	int			sb_fd;		/* epoll over their rings; -1: none */
 
 	int			stop_signal;	/* signal that ended the recording, 0 */
 	int			write_error;	/* -errno from the writer, 0 */
@@ -119,6 +123,7 @@ int record__parse_events(struct record *rec);
 int record__create_maps(struct record *rec);
 int record__config(struct record *rec);
 bool record__sample_address(const struct record_opts *o);
+bool record__task_target(const struct record_opts *o);
 
 /* record-output.c */
 int record__check_output(struct record *rec);
@@ -129,10 +134,18 @@ void record__cut_ring_files(struct record *rec);
 int record__finish_output(struct record *rec);
 int record__finish_dir(struct record *rec, const char *staging, const char *path);
 int record__finish_last(struct record *rec);
+int record__finish_timestamp(struct record *rec);
+int record__tail_synthesize(struct record *rec);
 void remove_staging(const char *dir);
 
 /* record-switch.c */
 void record__arm_size(struct record *rec);
+void record__arm_max_size(struct record *rec);
+bool record__max_size_reached(struct record *rec);
+int record__sb_parse(struct record *rec);
+int record__sb_open(struct record *rec);
+bool record__sb_read(struct record *rec);
+void record__sb_close(struct record *rec);
 int record__output_name(struct record *rec, char *buf, size_t size);
 void record__keep_output(struct record *rec, const char *path);
 int record__switch(struct record *rec);

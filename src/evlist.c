@@ -607,6 +607,29 @@ static int evlist__disable_unit(struct evlist_job *job, int c0, int c1, int t0, 
 	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__disable_cpu);
 }
 
+/* The same for every event but the dummies, whose side-band goes on (-D ranges). */
+static int evsel__enable_cpu_sampling(struct evsel *evsel, int c, int t0, int t1)
+{
+	return evsel__is_dummy(evsel) ? 0 : evsel__enable_cpu(evsel, c, t0, t1);
+}
+
+static int evsel__disable_cpu_sampling(struct evsel *evsel, int c, int t0, int t1)
+{
+	return evsel__is_dummy(evsel) ? 0 : evsel__disable_cpu(evsel, c, t0, t1);
+}
+
+static int evlist__enable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+					struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__enable_cpu_sampling);
+}
+
+static int evlist__disable_sampling_unit(struct evlist_job *job, int c0, int c1, int t0, int t1,
+					 struct evlist_unit_err *ue)
+{
+	return evlist__ioctl_unit(job, c0, c1, t0, t1, ue, evsel__disable_cpu_sampling);
+}
+
 /* Ring of (cpu index, thread index): per CPU, or per thread when cpus is {-1}. */
 static struct ringbuf *evlist__ring(struct evlist *evlist, int c, int t)
 {
@@ -1511,6 +1534,16 @@ int evlist__enable(struct evlist *evlist)
 int evlist__disable(struct evlist *evlist)
 {
 	return evlist__run(evlist, evlist__disable_unit, false, false, 0);
+}
+
+int evlist__enable_sampling(struct evlist *evlist)
+{
+	return evlist__run(evlist, evlist__enable_sampling_unit, false, false, 0);
+}
+
+int evlist__disable_sampling(struct evlist *evlist)
+{
+	return evlist__run(evlist, evlist__disable_sampling_unit, false, false, 0);
 }
 
 bool evlist__has_backward(const struct evlist *evlist)

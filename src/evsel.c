@@ -57,6 +57,7 @@ void evsel__delete(struct evsel *evsel)
 	free(evsel->tp_sys);
 	free(evsel->tp_name);
 	free(evsel->filter);
+	cgroup__put(evsel->cgrp);
 	free(evsel);
 }
 
@@ -128,14 +129,24 @@ int evsel__alloc_fds(struct evsel *evsel, int nr_cpus, int nr_threads)
 	return 0;
 }
 
-static int evsel__sys_open(evsel_open_fn open_fn, void *ctx, struct perf_event_attr *attr,
-			   pid_t pid, int cpu, int group_fd)
+/*
+ * An evsel of a cgroup (-G) counts the tasks of that cgroup on each CPU:
+ * the cgroup's directory stands for the pid, with PERF_FLAG_PID_CGROUP
+ * (perf's evsel__open_cpu()).
+ */
+static int evsel__sys_open(const struct evsel *evsel, evsel_open_fn open_fn, void *ctx,
+			   struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
 	int fd;
 
+	if (evsel->cgrp) {
+		pid = evsel->cgrp->fd;
+		flags |= PERF_FLAG_PID_CGROUP;
+	}
 	if (open_fn)
-		return open_fn(ctx, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-	fd = sys_perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		return open_fn(ctx, attr, pid, cpu, group_fd, flags);
+	fd = sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -166,7 +177,7 @@ int evsel__open_cpu(struct evsel *evsel, const struct cpu_map *cpus,
 		int slot = cpu_idx * evsel->nr_threads + t;
 		int group_fd = evsel__group_fd(evsel, slot);
 		int fd = group_fd == -EBADF ? -EBADF :
-			 evsel__sys_open(open_fn, ctx, &evsel->attr, threads->map[t],
+			 evsel__sys_open(evsel, open_fn, ctx, &evsel->attr, threads->map[t],
 					 cpus->map[cpu_idx].cpu, group_fd);
 
 		if (fd < 0)

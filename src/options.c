@@ -38,6 +38,7 @@
 
 #include "precord/cpumap.h"
 #include "precord/options.h"
+#include "precord/parse-events.h"
 #include "precord/util.h"
 #include "precord/threadmap.h"
 
@@ -391,11 +392,14 @@ static int opt_call_graph(struct parse_ctx *ctx, const struct opt_def *def,
 		return call_graph_fp(ctx, def, arg, rest);
 	if (!strcmp(mode, "dwarf"))
 		return call_graph_dwarf(ctx, def, arg, rest);
-	if (!strcmp(mode, "lbr"))
-		return opt_error(ctx, -EINVAL,
-				 "--call-graph '%s' is not supported by precord (no LBR here); use fp or dwarf",
-				 arg);
-	return bad_value(ctx, def, arg, "expected fp[,DEPTH] or dwarf[,SIZE]");
+	if (!strcmp(mode, "lbr")) {
+		/* perf's parse_callchain_record(): lbr takes no argument */
+		if (rest)
+			return bad_value(ctx, def, arg, "no more arguments are needed for lbr");
+		ctx->opts->callgraph = CALLGRAPH_LBR;
+		return 0;
+	}
+	return bad_value(ctx, def, arg, "expected fp[,DEPTH], dwarf[,SIZE] or lbr");
 }
 
 static int opt_verbose(struct parse_ctx *ctx, const struct opt_def *def,
@@ -405,28 +409,17 @@ static int opt_verbose(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
-static int opt_mmap_pages(struct parse_ctx *ctx, const struct opt_def *def,
-			  const char *arg, bool unset)
+/* One size of -m, in pages, with perf's note when it was rounded up. */
+static int mmap_pages_one(struct parse_ctx *ctx, const struct opt_def *def, const char *arg,
+			  const char *str, unsigned int *pages_out)
 {
 	unsigned long long rounded_from;
-	const char *comma = strchr(arg, ',');
 	long page_size = sysconf(_SC_PAGESIZE);
-	char data[32], size[32];
-	size_t len;
+	char size[32];
 	long pages;
 
-	if (comma && comma[1])
-		return opt_error(ctx, -EINVAL,
-				 "AUX area buffers ('%s' after the comma in -m/--mmap-pages) are not supported by precord yet",
-				 comma + 1);
-	len = comma ? (size_t)(comma - arg) : strlen(arg);
-	if (len >= sizeof(data))
-		return bad_value(ctx, def, arg,
-				 "expected a number of pages, or a size with B/K/M/G");
-	memcpy(data, arg, len);
-	data[len] = '\0';
-
-	pages = mmap_pages__parse(data, page_size, &rounded_from);
+	/* perf reads an empty size with strtoul(): 0 pages */
+	pages = mmap_pages__parse(*str ? str : "0", page_size, &rounded_from);
 	if (pages == -ERANGE)
 		return bad_value(ctx, def, arg, "too large: at most 2147483648 pages");
 	if (pages < 0)
@@ -436,8 +429,35 @@ static int opt_mmap_pages(struct parse_ctx *ctx, const struct opt_def *def,
 		unit_number(size, sizeof(size), (unsigned long long)pages * page_size);
 		opts__note(ctx->opts, "rounding mmap pages size to %s (%ld pages)", size, pages);
 	}
-	ctx->opts->mmap_pages = (unsigned int)pages;
+	*pages_out = (unsigned int)pages;
 	return 0;
+}
+
+/*
+ * -m DATA[,AUX] (perf's record__parse_mmap_pages()): an empty DATA keeps
+ * the default; AUX, when there is a comma, is parsed the same way (an
+ * empty one is 0 pages, rounded up to 1 with perf's note) and kept for an
+ * AUX area event, which precord never has: unused, as in perf without one.
+ */
+static int opt_mmap_pages(struct parse_ctx *ctx, const struct opt_def *def,
+			  const char *arg, bool unset)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	char data[32];
+	int err;
+
+	if (len >= sizeof(data))
+		return bad_value(ctx, def, arg,
+				 "expected a number of pages, or a size with B/K/M/G");
+	memcpy(data, arg, len);
+	data[len] = '\0';
+	if (len) {
+		err = mmap_pages_one(ctx, def, arg, data, &ctx->opts->mmap_pages);
+		if (err)
+			return err;
+	}
+	return comma ? mmap_pages_one(ctx, def, arg, comma + 1, &ctx->opts->auxtrace_mmap_pages) : 0;
 }
 
 static int opt_output(struct parse_ctx *ctx, const struct opt_def *def,
@@ -450,22 +470,84 @@ static int opt_output(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* One "START-END" of a -D list at s (blanks allowed around both): its end, or NULL. */
+static const char *parse_delay_range(const char *s, int range[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *end;
+		u64 v;
+
+		while (isblank((unsigned char)*s))
+			s++;
+		if (!isdigit((unsigned char)*s) || parse__u64(s, 10, &v, &end) || v > INT_MAX)
+			return NULL;
+		range[i] = (int)v;
+		s = end;
+		while (isblank((unsigned char)*s))
+			s++;
+		if (i == 0 && *s++ != '-')
+			return NULL;
+	}
+	return range[1] > range[0] ? s : NULL;
+}
+
+/*
+ * -D MS (a delay; -1: start disabled) or -D START-END[,START-END...]: the
+ * time ranges, in ms after the start, in which events are on, each after
+ * the one before (perf's evlist__parse_event_enable_time()). As in perf,
+ * 0 is neither.
+ */
 static int opt_delay(struct parse_ctx *ctx, const struct opt_def *def,
 		     const char *arg, bool unset)
 {
+	static const char want[] = "expected milliseconds (-1: start with events disabled) or "
+				   "ranges of milliseconds to record, like 10-20,30-40";
 	unsigned long long v;
+	int range[2], *times = NULL, n = 0;
+	const char *s = arg;
 
+	(void)unset;
+	free(ctx->opts->delay_times);
+	ctx->opts->delay_times = NULL;
+	ctx->opts->nr_delay_times = 0;
 	if (!strcmp(arg, "-1")) {
 		ctx->opts->delay_ms = -1;
 		return 0;
 	}
-	if (isdigit((unsigned char)arg[0]) && strpbrk(arg, "-,"))
-		return opt_error(ctx, -EINVAL,
-				 "time ranges for -D/--delay ('%s') are not supported by precord yet", arg);
-	if (parse_unsigned(arg, 10, INT_MAX, &v))
-		return bad_value(ctx, def, arg,
-				 "expected milliseconds, or -1 to start with events disabled");
-	ctx->opts->delay_ms = (int)v;
+	if (!parse_unsigned(arg, 10, INT_MAX, &v)) {
+		if (!v)
+			return bad_value(ctx, def, arg, want);
+		ctx->opts->delay_ms = (int)v;
+		return 0;
+	}
+	while (*s) {
+		int *grown;
+
+		if (n && *s++ != ',')
+			break;
+		s = parse_delay_range(s, range);
+		if (s && n && range[0] <= times[n - 1])
+			s = NULL;	/* overlaps or touches the range before */
+		if (!s)
+			break;
+		grown = realloc(times, (size_t)(n + 2) * sizeof(*times));
+		if (!grown) {
+			free(times);
+			return opt_error(ctx, -ENOMEM, "out of memory parsing -D '%s'", arg);
+		}
+		times = grown;
+		times[n++] = range[0];
+		times[n++] = range[1];
+	}
+	if (!s || *s || !n) {
+		free(times);
+		return bad_value(ctx, def, arg, want);
+	}
+	ctx->opts->delay_times = times;
+	ctx->opts->nr_delay_times = n;
+	ctx->opts->delay_ms = times[0];	/* 0: on from the start until the first end */
 	return 0;
 }
 
@@ -701,6 +783,58 @@ static int opt_threads(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/* --max-size=N[BKMG]: perf's parse_output_max_size(): a tag is needed; 0B is no limit. */
+static int opt_max_size(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	unsigned long long v;
+
+	if (unset) {
+		ctx->opts->max_size = 0;
+		return 0;
+	}
+	if (parse_size_tag(arg, &v))
+		return bad_value(ctx, def, arg, "expected a size with B, K, M or G, such as 100M (0B: no limit)");
+	ctx->opts->max_size = v;
+	return 0;
+}
+
+/*
+ * --affinity=node|cpu (any case), perf's record__parse_affinity(): another
+ * value leaves perf's default, without a word from perf; precord says so.
+ */
+static int opt_affinity(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	if (unset)
+		return 0;
+	if (!strcasecmp(arg, "node"))
+		ctx->opts->affinity = AFFINITY_NODE;
+	else if (!strcasecmp(arg, "cpu"))
+		ctx->opts->affinity = AFFINITY_CPU;
+	else
+		opts__note(ctx->opts, "Warning: --affinity=%s is neither node nor cpu: ignored, "
+			   "as perf record ignores it", arg);
+	return 0;
+}
+
+/* --switch-output-event=EVENT: checked as -e is, when the recording is set up. */
+static int opt_sb_event(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	const char **events;
+
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected an event name; 'perf list' shows the events");
+	events = realloc(opts->sb_events, (opts->nr_sb_events + 1) * sizeof(*events));
+	if (!events)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing --switch-output-event '%s'", arg);
+	events[opts->nr_sb_events++] = arg;
+	opts->sb_events = events;
+	return 0;
+}
+
 /* --switch-output[=signal|SIZE|TIME]: perf's switch_output_setup(); no value is "signal". */
 static int opt_switch_output(struct parse_ctx *ctx, const struct opt_def *def,
 			     const char *arg, bool unset)
@@ -899,6 +1033,154 @@ static int opt_filter(struct parse_ctx *ctx, const struct opt_def *def,
 	return 0;
 }
 
+/*
+ * --exclude-perf: perf's "common_pid != <pid>" for the tracepoints of the
+ * last -e, kept in order with --filter's. perf takes --no-exclude-perf
+ * as the same.
+ */
+static int opt_exclude_perf(struct parse_ctx *ctx, const struct opt_def *def,
+			    const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	struct record_filter *f;
+
+	if (!opts->nr_events)
+		return opt_error(ctx, -EINVAL,
+				 "--exclude-perf option should follow a -e tracepoint option");
+	f = realloc(opts->filters, (opts->nr_filters + 1) * sizeof(*f));
+	if (!f)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing --exclude-perf");
+	f[opts->nr_filters].event = opts->nr_events - 1;
+	f[opts->nr_filters].filter = NULL;
+	opts->filters = f;
+	opts->nr_filters++;
+	return 0;
+}
+
+/* -u/--uid: the name is looked up when the recording is set up, as perf does. */
+static int opt_uid(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected a user name or uid");
+	ctx->opts->uid_str = arg;
+	return 0;
+}
+
+/* -G/--cgroup: after an -e (perf's parse_cgroups()); the cgroups are opened at set-up. */
+static int opt_cgroup(struct parse_ctx *ctx, const struct opt_def *def,
+		      const char *arg, bool unset)
+{
+	struct record_opts *opts = ctx->opts;
+	struct record_cgroup *g;
+
+	if (!opts->nr_events)
+		return opt_error(ctx, -EINVAL,
+				 "must define events before cgroups: give -e before -G/--cgroup");
+	g = realloc(opts->cgroups, (opts->nr_cgroups + 1) * sizeof(*g));
+	if (!g)
+		return opt_error(ctx, -ENOMEM, "out of memory parsing -G/--cgroup '%s'", arg);
+	g[opts->nr_cgroups].event = opts->nr_events - 1;
+	g[opts->nr_cgroups].names = arg;
+	opts->cgroups = g;
+	opts->nr_cgroups++;
+	return 0;
+}
+
+/* The first word of a -j list perf's table lacks (perf names it), and its length. */
+static const char *branch_bad_word(const char *list, size_t *len)
+{
+	const char *w = list;
+
+	for (;;) {
+		size_t n = strcspn(w, ",");
+		char word[32];
+		u64 m = 0;
+
+		if (!n || n >= sizeof(word))
+			break;
+		memcpy(word, w, n);
+		word[n] = '\0';
+		if (parse_events__branch_str(word, &m) || !w[n])
+			break;
+		w += n + 1;
+	}
+	*len = strcspn(w, ",");
+	return w;
+}
+
+/*
+ * -b (any taken branch) and -j FILTERS (perf's parse_branch_stack()): one
+ * of them, once; the names are perf 6.1's parse_branch_str() table.
+ */
+static int opt_branch(struct parse_ctx *ctx, const struct opt_def *def,
+		      const char *arg, bool unset)
+{
+	u64 mode = 0;
+	const char *bad;
+	size_t len;
+
+	if (unset)
+		return 0;
+	if (ctx->opts->branch_stack)
+		return opt_error(ctx, -EINVAL,
+				 "Can't use --branch-any (-b) with --branch-filter (-j): give one of them once");
+	if (!arg) {
+		ctx->opts->branch_stack = PERF_SAMPLE_BRANCH_ANY;
+		return 0;
+	}
+	if (parse_events__branch_str(arg, &mode)) {
+		bad = branch_bad_word(arg, &len);
+		return opt_error(ctx, -EINVAL,
+				 "unknown branch filter %.*s, check man page (-j takes u, k, hv, any, "
+				 "any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, "
+				 "no_tx, save_type, stack, priv)", (int)len, bad);
+	}
+	ctx->opts->branch_stack = mode;
+	return 0;
+}
+
+/* -S/--snapshot[=opts], --aux-sample[=opts]: kept; set-up refuses them as perf does. */
+static int opt_snapshot(struct parse_ctx *ctx, const struct opt_def *def,
+			const char *arg, bool unset)
+{
+	ctx->opts->snapshot_opts = unset ? NULL : arg ? arg : "";
+	return 0;
+}
+
+static int opt_aux_sample(struct parse_ctx *ctx, const struct opt_def *def,
+			  const char *arg, bool unset)
+{
+	ctx->opts->aux_sample_opts = unset ? NULL : arg ? arg : "";
+	return 0;
+}
+
+/* --off-cpu: perf 6.1 built without its BPF skeleton warns and goes on; so does precord. */
+static int opt_off_cpu(struct parse_ctx *ctx, const struct opt_def *def,
+		       const char *arg, bool unset)
+{
+	ctx->opts->off_cpu = !unset;
+	if (!unset)
+		opts__note(ctx->opts, "Warning: option `off-cpu' is being ignored: precord has no "
+			   "BPF off-CPU profiler (perf's needs BUILD_BPF_SKEL=1)");
+	return 0;
+}
+
+/* --clang-path, --clang-opt: perf's, for BPF source events (which precord has not). */
+static int opt_clang_path(struct parse_ctx *ctx, const struct opt_def *def,
+			  const char *arg, bool unset)
+{
+	ctx->opts->clang_path = arg;
+	return 0;
+}
+
+static int opt_clang_opt(struct parse_ctx *ctx, const struct opt_def *def,
+			 const char *arg, bool unset)
+{
+	ctx->opts->clang_opt = arg;
+	return 0;
+}
+
 static int opt_help(struct parse_ctx *ctx, const struct opt_def *def,
 		    const char *arg, bool unset)
 {
@@ -933,30 +1215,34 @@ static int opt_unsupported(struct parse_ctx *ctx, const struct opt_def *def,
 /* In perf's --help order: short names alphabetically, then long-only names. */
 static const struct opt_def record_options[] = {
 	OPT_BOOL('a', "all-cpus", system_wide, "system-wide collection from all CPUs"),
-	OPT_PERF_ONLY('b', "branch-any"),
+	{ 'b', "branch-any", OPT_ARG_NONE, OPT_NEGATABLE, NULL, "sample any taken branches",
+	  opt_branch, 0, 0 },
 	OPT_BOOL('B', "no-buildid", no_buildid, "do not collect buildids in perf.data"),
 	OPT_VALUE('c', "count", "<n>", opt_count, "event period to sample"),
 	OPT_VALUE('C', "cpu", "<cpu>", opt_cpu, "list of cpus to monitor"),
 	OPT_BOOL('d', "data", sample_address, "record the sample addresses"),
 	OPT_VALUE('D', "delay", "<ms>", opt_delay,
-		  "ms to wait before starting measurement (-1: start with events disabled)"),
+		  "ms to wait before starting measurement after program start (-1: start with "
+		  "events disabled), or ranges of time to enable events e.g. '-D 10-20,30-40'"),
 	OPT_VALUE('e', "event", "<event>", opt_event,
 		  "event selector. use 'perf list' to list available events"),
 	OPT_VALUE('F', "freq", "<freq or 'max'>", opt_freq, "profile at this frequency"),
 	{ 'g', NULL, OPT_ARG_NONE, 0, NULL,
 	  "enables call-graph recording (fp, or --call-graph's mode)", opt_g, 0, 0 },
-	OPT_PERF_ONLY('G', "cgroup"),
+	OPT_VALUE('G', "cgroup", "<name>", opt_cgroup,
+		  "monitor event in cgroup name only (one name per -e event, in order; needs -a)"),
 	{ 'h', "help", OPT_ARG_NONE, 0, NULL, "show this help", opt_help, 0, 0 },
 	{ 'I', "intr-regs", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<any register>",
 	  "sample selected machine registers on interrupt, use '-I?' to list register names",
 	  opt_intr_regs, 0, 0 },
 	OPT_BOOL_SET('i', "no-inherit", no_inherit, no_inherit_set,
 		     "child tasks do not inherit counters"),
-	OPT_PERF_ONLY('j', "branch-filter"),
+	OPT_VALUE('j', "branch-filter", "<branch filter mask>", opt_branch,
+		  "branch stack filter modes"),
 	{ 'k', "clockid", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<clockid>",
 	  "clockid to use for events, see clock_gettime()", opt_clockid, 0, 0 },
-	OPT_VALUE('m', "mmap-pages", "<pages>", opt_mmap_pages,
-		  "number of mmap data pages, or a size with B/K/M/G"),
+	OPT_VALUE('m', "mmap-pages", "<pages[,pages]>", opt_mmap_pages,
+		  "number of mmap data pages (or a size with B/K/M/G), and AUX area pages (no AUX events: unused)"),
 	OPT_BOOL('N', "no-buildid-cache", no_buildid_cache,
 		 "do not update the buildid cache (precord never does)"),
 	OPT_BOOL('n', "no-samples", no_samples, "don't sample"),
@@ -969,32 +1255,40 @@ static const struct opt_def record_options[] = {
 		 "collect raw sample records from all opened counters"),
 	OPT_VALUE('r', "realtime", "<n>", opt_realtime,
 		  "collect data with this RT SCHED_FIFO priority"),
-	OPT_PERF_ONLY('S', "snapshot"),
+	{ 'S', "snapshot", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<opts>",
+	  "AUX area tracing Snapshot Mode (refused, as by perf, without an AUX area event)",
+	  opt_snapshot, 0, 0 },
 	OPT_BOOL('s', "stat", inherit_stat, "per thread counts"),
 	OPT_VALUE('t', "tid", "<tid>", opt_tid, "record events on existing thread id"),
 	OPT_BOOL_SET('T', "timestamp", sample_time, sample_time_set,
 		     "record the sample timestamps"),
-	OPT_PERF_ONLY('u', "uid"),
+	OPT_VALUE('u', "uid", "<user>", opt_uid, "user to profile: its processes at the start"),
 	{ 'v', "verbose", OPT_ARG_NONE, 0, NULL, "be more verbose (repeat for more)",
 	  opt_verbose, 0, 0 },
 	OPT_BOOL('W', "weight", sample_weight, "sample by weight (on special events only)"),
 	{ 'z', "compression-level", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
 	  "compress records with zstd at this level (1-22; default 1)", opt_compression, 0, 0 },
-	OPT_PERF_ONLY(0, "affinity"),
+	{ 0, "affinity", OPT_ARG_REQUIRED, OPT_NEGATABLE, "node|cpu",
+	  "streaming threads per NUMA node (node: --threads=numa) or per CPU (cpu: --threads=cpu)",
+	  opt_affinity, 0, 0 },
 	{ 0, "aio", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<n>",
 	  "write asynchronously with n buffers in flight (1-4; default 1)", opt_aio, 0, 0 },
 	OPT_BOOL(0, "all-cgroups", record_cgroup, "record cgroup events"),
 	OPT_BOOL(0, "all-kernel", all_kernel, "configure all used events to run in kernel space"),
 	OPT_BOOL(0, "all-user", all_user, "configure all used events to run in user space"),
-	OPT_PERF_ONLY(0, "aux-sample"),
+	{ 0, "aux-sample", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<opts>",
+	  "sample AUX area (refused, as by perf, without an AUX area event)",
+	  opt_aux_sample, 0, 0 },
 	OPT_PERF_ONLY(0, "buildid-all"),
 	OPT_BOOL(0, "buildid-mmap", buildid_mmap,
 		 "record build ids in mmap events (default; --no-buildid-mmap: don't)"),
 	{ 0, "call-graph", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<fp[,depth]|dwarf[,size]>",
 	  "setup and enables call-graph recording (dwarf size default 8192, max 65528)",
 	  opt_call_graph, 0, 0 },
-	OPT_PERF_ONLY(0, "clang-opt"),
-	OPT_PERF_ONLY(0, "clang-path"),
+	OPT_VALUE(0, "clang-opt", "<clang options>", opt_clang_opt,
+		  "options passed to clang when compiling BPF scriptlets (no BPF events: unused)"),
+	OPT_VALUE(0, "clang-path", "<clang path>", opt_clang_path,
+		  "clang binary to use for compiling BPF scriptlets (no BPF events: unused)"),
 	OPT_BOOL(0, "code-page-size", sample_code_page_size,
 		 "record the sampled code address (ip) page size"),
 	OPT_VALUE(0, "control", "fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]", opt_control,
@@ -1003,13 +1297,16 @@ static const struct opt_def record_options[] = {
 		 "record the sampled data address data page size"),
 	OPT_PERF_ONLY(0, "debuginfod"),
 	OPT_BOOL(0, "dry-run", dry_run, "parse options then exit"),
-	OPT_PERF_ONLY(0, "exclude-perf"),
+	{ 0, "exclude-perf", OPT_ARG_NONE, OPT_NEGATABLE, NULL,
+	  "don't record events from perf itself (its main thread: the -e tracepoints before it)",
+	  opt_exclude_perf, 0, 0 },
 	OPT_VALUE(0, "filter", "<filter>", opt_filter,
 		  "event filter, for the events of the -e before it"),
 	OPT_BOOL(0, "group", group, "put the counters into a counter group"),
 	OPT_PERF_ONLY(0, "kcore"),
 	OPT_BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),
-	OPT_PERF_ONLY(0, "max-size"),
+	{ 0, "max-size", OPT_ARG_REQUIRED, OPT_NEGATABLE, "<size>",
+	  "stop recording once the output holds this many bytes (B/K/M/G)", opt_max_size, 0, 0 },
 	OPT_BOOL(0, "mmap-output", mmap_output,
 		 "write through a shared mapping of the file, 64 MiB at a time, instead of write()"),
 	OPT_VALUE(0, "mmap-flush", "<size>", opt_mmap_flush,
@@ -1020,10 +1317,13 @@ static const struct opt_def record_options[] = {
 		 "keep perf's directory layout (data + data.N) instead of merging"),
 	OPT_BOOL(0, "no-realtime", no_realtime,
 		 "streaming threads at normal priority (default: SCHED_FIFO 10 when permitted)"),
-	OPT_PERF_ONLY(0, "no-buffering"),
+	OPT_BOOL(0, "no-buffering", no_buffering,
+		 "collect data without buffering: a wakeup per event, written at once"),
 	OPT_VALUE(0, "num-thread-synthesize", "<n>", opt_nr_threads_synth,
 		  "number of threads to run for event synthesis"),
-	OPT_PERF_ONLY(0, "off-cpu"),
+	{ 0, "off-cpu", OPT_ARG_NONE, OPT_NEGATABLE, NULL,
+	  "Enable off-cpu analysis (ignored with a warning: no BPF skeleton, as this perf)",
+	  opt_off_cpu, 0, 0 },
 	OPT_BOOL(0, "overwrite", overwrite,
 		 "flight recorder: overwritable rings, written only at a snapshot and at exit"),
 	OPT_BOOL(0, "per-thread", per_thread, "use per-thread mmaps"),
@@ -1042,15 +1342,19 @@ static const struct opt_def record_options[] = {
 	{ 0, "switch-output", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<signal|size|time>",
 	  "write FILE.<timestamp> on SIGUSR2 (default), every SIZE (B/K/M/G) or TIME (s/m/h/d)",
 	  opt_switch_output, 0, 0 },
-	OPT_PERF_ONLY(0, "switch-output-event"),
+	OPT_VALUE(0, "switch-output-event", "<event>", opt_sb_event,
+		  "switch output on each occurrence of this side-band event (as SIGUSR2)"),
 	OPT_VALUE(0, "synth", "<no|all|task|mmap|cgroup>", opt_synth,
 		  "fine-tune event synthesis: default=all"),
-	OPT_PERF_ONLY(0, "tail-synthesize"),
+	OPT_BOOL(0, "tail-synthesize", tail_synthesize,
+		 "synthesize non-sample events at the end of output"),
 	{ 0, "threads", OPT_ARG_OPTIONAL, OPT_NEGATABLE, "<spec>",
 	  "streaming threads: adaptive[:MAX] (default), cpu, core, package, numa or masks; --no-threads: one",
 	  opt_threads, 0, 0 },
-	OPT_PERF_ONLY(0, "timestamp-boundary"),
-	OPT_PERF_ONLY(0, "timestamp-filename"),
+	OPT_BOOL(0, "timestamp-boundary", timestamp_boundary,
+		 "record the first and last sample times in the header (always done)"),
+	OPT_BOOL(0, "timestamp-filename", timestamp_filename,
+		 "append timestamp to output filename"),
 	OPT_BOOL(0, "transaction", sample_transaction,
 		 "sample transaction flags (special events only)"),
 	OPT_BOOL(0, "user-callchains", user_callchains, "collect user callchains"),
@@ -1259,9 +1563,43 @@ static int record_opts__finish_one_file(struct parse_ctx *ctx)
 	return 0;
 }
 
+/*
+ * perf's target__validate(): a task target (-p, -t) wins over -C, -u and
+ * -a, and -u over -C and -a; perf says only the first override it made.
+ */
+static void record_opts__validate_target(struct record_opts *opts)
+{
+	bool task = opts->pid_list || opts->tid_list;
+	const char *said = NULL;
+
+	if (task && opts->cpu_list) {
+		said = "PID/TID switch overriding CPU";
+		opts->cpu_list = NULL;
+	}
+	if (task && opts->uid_str) {
+		said = said ? said : "PID/TID switch overriding UID";
+		opts->uid_str = NULL;
+	}
+	if (opts->uid_str && opts->cpu_list) {
+		said = said ? said : "UID switch overriding CPU";
+		opts->cpu_list = NULL;
+	}
+	if (task && opts->system_wide) {
+		said = said ? said : "PID/TID switch overriding SYSTEM";
+		opts->system_wide = false;
+	}
+	if (opts->uid_str && opts->system_wide) {
+		said = said ? said : "UID switch overriding SYSTEM";
+		opts->system_wide = false;
+	}
+	if (said)
+		opts__note(opts, "Warning: %s", said);
+}
+
 static int record_opts__finish(struct parse_ctx *ctx)
 {
 	struct record_opts *opts = ctx->opts;
+	int ret;
 
 	if (opts->count && opts->freq_set)
 		return opt_error(ctx, -EINVAL,
@@ -1278,25 +1616,38 @@ static int record_opts__finish(struct parse_ctx *ctx)
 			   opts->pid_list, opts->tid_list);
 		opts->tid_list = NULL;
 	}
-	/* target__validate(): a task target wins over CPU and system-wide ones */
-	if ((opts->pid_list || opts->tid_list) && opts->cpu_list) {
-		opts__note(opts, "Warning: PID/TID switch overriding CPU");
-		opts->cpu_list = NULL;
-	}
-	if ((opts->pid_list || opts->tid_list) && opts->system_wide) {
-		opts__note(opts, "Warning: PID/TID switch overriding SYSTEM");
-		opts->system_wide = false;
-	}
-	if (!opts->pid_list && !opts->tid_list && !opts->cpu_list && opts->argc == 0)
+	if (!opts->pid_list && !opts->tid_list && !opts->uid_str && !opts->cpu_list &&
+	    opts->argc == 0)
 		opts->system_wide = true;
+	/* perf checks this before its target rules: -a given, or no target and no command */
+	if (opts->nr_cgroups && !opts->system_wide)
+		return opt_error(ctx, -EINVAL,
+				 "cgroup monitoring only available in system-wide mode: add -a to -G/--cgroup");
+	record_opts__validate_target(opts);
 	if (opts->mmap_output && opts->aio)
 		return opt_error(ctx, -EINVAL,
 				 "--mmap-output and --aio are two ways to write the file; give one of them");
+	/* perf's switch_output_setup(): a side-band event means signal mode */
+	if (opts->nr_sb_events) {
+		opts->switch_output = opts->switch_signal = true;
+		opts->switch_size = 0;
+		opts->switch_secs = 0;
+	}
 	if (opts->no_threads && (opts->overwrite || opts->switch_output))
 		return opt_error(ctx, -EINVAL,
 				 "%s needs the streaming threads; drop --no-threads",
-				 opts->overwrite ? "--overwrite" : "--switch-output");
-	return record_opts__finish_one_file(ctx);
+				 opts->overwrite ? "--overwrite" : opts->nr_sb_events ?
+				 "--switch-output-event" : "--switch-output");
+	if (opts->affinity != AFFINITY_SYS && (opts->threads_spec || opts->no_threads))
+		return opt_error(ctx, -EINVAL,
+				 "--affinity option is mutually exclusive to parallel streaming mode "
+				 "(--threads, --no-threads): give one of them");
+	ret = record_opts__finish_one_file(ctx);
+	/* --affinity picks the layout: a thread per node, or per CPU, pinned there */
+	if (!ret && opts->affinity != AFFINITY_SYS && !record_opts__per_thread(opts) &&
+	    record_opts__sample_time(opts))
+		opts->threads_spec = opts->affinity == AFFINITY_NODE ? "numa" : "cpu";
+	return ret;
 }
 
 /* Where the options start: after the program name and a "record" subcommand. */
@@ -1366,6 +1717,15 @@ void record_opts__exit(struct record_opts *opts)
 	free(opts->filters);
 	opts->filters = NULL;
 	opts->nr_filters = 0;
+	free(opts->cgroups);
+	opts->cgroups = NULL;
+	opts->nr_cgroups = 0;
+	free(opts->sb_events);
+	opts->sb_events = NULL;
+	opts->nr_sb_events = 0;
+	free(opts->delay_times);
+	opts->delay_times = NULL;
+	opts->nr_delay_times = 0;
 }
 
 /* ---- --help ------------------------------------------------------------ */

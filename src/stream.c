@@ -146,6 +146,11 @@ static void stream__count_shared(struct stream *s, u64 n)
 	 * is armed is never missed by both.
 	 */
 	total = __atomic_add_fetch(&sh->bytes, n, __ATOMIC_SEQ_CST);
+	/* SEQ_CST: pairs with record__arm_max_size()'s store of max_at, as above */
+	at = __atomic_load_n(&sh->max_at, __ATOMIC_SEQ_CST);
+	if (at && total >= at && total - n < at && sh->max_fd >= 0 &&
+	    write(sh->max_fd, &one, sizeof(one)) < 0)
+		at = 0;		/* the counter saturated: the stop is pending anyway */
 	at = stream__limit(s);
 	if (at && total >= at && total - n < at && sh->switch_fd >= 0 &&
 	    write(sh->switch_fd, &one, sizeof(one)) < 0)
@@ -788,6 +793,12 @@ static void *stream__thread(void *arg)
 			break;
 		}
 		woke = false;
+		/* --no-buffering: what a pass read is in the file before the next one */
+		if (n > 0 && s->flush_each) {
+			s->error = stream__flush_idle(s);
+			if (s->error)
+				break;
+		}
 		stop = stream__command(s);
 		if (stop < 0) {
 			s->error = stop;
@@ -1007,6 +1018,7 @@ static void stream__ready_helper(struct stream *h, const struct stream *lead, u6
 	h->zc = lead->zc;
 	h->index = lead->index;
 	h->mmap_flush = lead->mmap_flush;
+	h->flush_each = lead->flush_each;
 	h->idle_ms = lead->idle_ms;
 	h->error = 0;
 	h->rt_error = 0;

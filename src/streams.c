@@ -144,6 +144,7 @@ static int streams__init_thread(struct streams *ss, int t, struct ringbuf **ring
 	s->aio = cfg->aio;
 	s->comp_level = cfg->comp_level;
 	s->mmap_flush = cfg->mmap_flush;
+	s->flush_each = cfg->no_buffering;
 	s->index = cfg->index;
 	s->prealloc = ss->prealloc;
 	return 0;
@@ -316,6 +317,8 @@ int streams__init(struct streams *ss, struct evlist *evlist, const struct stream
 	ss->s[0].writer_kind = cfg->writer_kind;	/* an mmap writer is not flushed when idle */
 	ss->s[0].comp_level = cfg->comp_level;
 	ss->s[0].mmap_flush = cfg->mmap_flush;
+	ss->s[0].flush_each = cfg->no_buffering;
+	ss->s[0].write_rounds = !cfg->no_rounds;
 	if (ss->layout) {
 		ss->s[0].affinity = ss->layout->affinity[0];
 		ss->s[0].node = ss->layout->node[0];

@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "precord/cgroup.h"
 #include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/threadmap.h"
@@ -920,41 +921,10 @@ int synthesize__finished_round(synth_emit_fn emit, void *ctx)
 
 /* ---- cgroups ------------------------------------------------------------ */
 
-/*
- * Where perf looks for the cgroups (cgroupfs_find_mountpoint(.., "perf_event")):
- * a cgroup v1 hierarchy with the perf_event controller, else the first
- * cgroup2 mount. 0, or -ENOENT.
- */
+/* Where perf looks for the cgroups (cgroupfs_find_mountpoint(.., "perf_event")). */
 static int cgroup_root(const struct synth_opts *o, char *buf, size_t size)
 {
-	FILE *f = fopen(SYNTH_PATH(o, mounts, "/proc/mounts"), "re");
-	char line[PATH_MAX + 512], mnt[PATH_MAX], type[64], opts[512], v2[PATH_MAX] = "";
-	int err = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (err && fgets(line, sizeof(line), f)) {
-		char *o_, *save = NULL;
-
-		if (sscanf(line, "%*s %4095s %63s %511s", mnt, type, opts) != 3)
-			continue;
-		if (!strcmp(type, "cgroup2") && !v2[0])
-			snprintf(v2, sizeof(v2), "%s", mnt);
-		if (strcmp(type, "cgroup"))
-			continue;
-		for (o_ = strtok_r(opts, ",", &save); o_; o_ = strtok_r(NULL, ",", &save))
-			if (!strcmp(o_, "perf_event")) {
-				snprintf(buf, size, "%s", mnt);
-				err = 0;
-				break;
-			}
-	}
-	fclose(f);
-	if (err && v2[0]) {
-		snprintf(buf, size, "%s", v2);
-		err = 0;
-	}
-	return err;
+	return cgroup__mountpoint(SYNTH_PATH(o, mounts, "/proc/mounts"), buf, size);
 }
 
 /* One CGROUP: the cgroup's id (its file handle, as the kernel's records) and path below root. */

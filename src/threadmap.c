@@ -6,8 +6,9 @@
  * refcount changes after that, with atomics, so any thread may hold one.
  * Maps come from -p (every task of each process, read from /proc/PID/task
  * once, at the time of the call: threads started later are followed by the
- * kernel through inheritance, not by this map), from -t (the threads named,
- * each checked to be alive), or from explicit ids. Runs on the setting-up
+ * kernel through inheritance, not by this map), from -u (the same for every
+ * process the user owns then), from -t (the threads named, each checked to
+ * be alive), or from explicit ids. Runs on the setting-up
  * thread. Limits: ids are positive ints; a thread that exits between the
  * check and the open is the opener's error to report.
  */
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "precord/threadmap.h"
 #include "precord/util.h"
@@ -218,6 +220,48 @@ int thread_map__new_pids(const char *list, struct thread_map **mapp, pid_t *bad)
 	}
 	free(tids.ids);
 	free(pids.ids);
+	return err;
+}
+
+/*
+ * Whether /proc/NAME is a process of uid (perf's test: the owner of the
+ * directory, which is the task's effective uid).
+ */
+static bool proc__owned_by(const char *name, uid_t uid)
+{
+	char path[32 + NAME_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s", name);
+	return stat(path, &st) == 0 && st.st_uid == uid;
+}
+
+int thread_map__new_by_uid(uid_t uid, struct thread_map **mapp)
+{
+	struct tid_vec tids = { 0 };
+	struct dirent *de;
+	DIR *proc = opendir("/proc");
+	int err = 0;
+
+	if (!proc)
+		return -errno;
+	while (!err && (de = readdir(proc)) != NULL) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (!isdigit((unsigned char)de->d_name[0]) || *end || pid <= 0 ||
+		    !proc__owned_by(de->d_name, uid))
+			continue;
+		err = tid_vec__add_tasks(&tids, (pid_t)pid);
+		if (err == -ESRCH)
+			err = 0;	/* gone since the listing */
+	}
+	closedir(proc);
+	if (!err) {
+		tid_vec__sort_unique(&tids);
+		err = tid_vec__to_map(&tids, mapp);
+	}
+	free(tids.ids);
 	return err;
 }
 

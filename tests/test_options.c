@@ -294,9 +294,14 @@ static void test_mmap_pages_option(void **state)
 	assert_ok(p);
 	assert_int_equal(p->opts.mmap_pages, (1 << 20) / page);
 
-	PARSE(p, "-m4K,");			/* an empty AUX size is no AUX size */
+	PARSE(p, "-q", "-m4K,");		/* an empty AUX size is 0 pages, rounded to 1 */
 	assert_ok(p);
 	assert_int_equal(p->opts.mmap_pages, 4096 >= page ? 4096 / page : 1);
+	assert_int_equal(p->opts.auxtrace_mmap_pages, 1);
+
+	PARSE(p, "-m", "");			/* perf: an empty size keeps the default */
+	assert_ok(p);
+	assert_int_equal(p->opts.mmap_pages, 0);
 
 	if (page == 4096) {
 		PARSE(p, "-q", "-m", "200");
@@ -420,9 +425,26 @@ static void test_delay(void **state)
 	PARSE(p, "-D-1");
 	assert_ok(p);
 	assert_int_equal(p->opts.delay_ms, -1);
-	PARSE(p, "--delay=0");
+	assert_int_equal(p->opts.nr_delay_times, 0);
+	/* ranges: on at the even times, off at the odd ones; the first is the delay */
+	PARSE(p, "-D", "10-20,30-40");
 	assert_ok(p);
+	assert_int_equal(p->opts.nr_delay_times, 4);
+	assert_int_equal(p->opts.delay_times[0], 10);
+	assert_int_equal(p->opts.delay_times[1], 20);
+	assert_int_equal(p->opts.delay_times[2], 30);
+	assert_int_equal(p->opts.delay_times[3], 40);
+	assert_int_equal(p->opts.delay_ms, 10);
+	PARSE(p, "--delay= 0 - 5 ,6-7");
+	assert_ok(p);
+	assert_int_equal(p->opts.nr_delay_times, 4);
 	assert_int_equal(p->opts.delay_ms, 0);
+	assert_int_equal(p->opts.delay_times[1], 5);
+	/* a later -D replaces the ranges */
+	PARSE(p, "-D", "1-2", "-D", "50");
+	assert_ok(p);
+	assert_int_equal(p->opts.nr_delay_times, 0);
+	assert_int_equal(p->opts.delay_ms, 50);
 }
 
 static void test_clockid(void **state)
@@ -603,6 +625,76 @@ static void test_flight_recorder(void **state)
 	PARSE(p, "--overwrite", "--no-overwrite", "--no-threads");
 	assert_ok(p);
 	assert_false(p->opts.overwrite);
+}
+
+/* Output control: perf's parse_output_max_size(), record__parse_affinity(), the flags. */
+static void test_output_control(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE(p, "-a");
+	assert_ok(p);
+	assert_int_equal(p->opts.max_size, 0);
+	assert_false(p->opts.timestamp_filename);
+	assert_false(p->opts.tail_synthesize);
+	assert_false(p->opts.no_buffering);
+	assert_int_equal(p->opts.affinity, AFFINITY_SYS);
+	assert_int_equal(p->opts.nr_sb_events, 0);
+	PARSE(p, "--max-size=20K");
+	assert_ok(p);
+	assert_int_equal(p->opts.max_size, 20ULL << 10);
+	PARSE(p, "--max-size", "3G");
+	assert_ok(p);
+	assert_int_equal(p->opts.max_size, 3ULL << 30);
+	PARSE(p, "--max-size=10B");
+	assert_ok(p);
+	assert_int_equal(p->opts.max_size, 10);
+	PARSE(p, "--max-size=1M", "--no-max-size");
+	assert_ok(p);
+	assert_int_equal(p->opts.max_size, 0);
+	PARSE(p, "--max-size=0B");
+	assert_ok(p);
+	assert_int_equal(p->opts.max_size, 0);
+	PARSE(p, "--timestamp-filename", "--timestamp-boundary", "--tail-synthesize",
+	      "--no-buffering");
+	assert_ok(p);
+	assert_true(p->opts.timestamp_filename);
+	assert_true(p->opts.timestamp_boundary);
+	assert_true(p->opts.tail_synthesize);
+	assert_true(p->opts.no_buffering);
+	assert_false(p->opts.switch_output);
+	/* --affinity: the layout it stands for */
+	PARSE(p, "--affinity=node");
+	assert_ok(p);
+	assert_int_equal(p->opts.affinity, AFFINITY_NODE);
+	assert_string_equal(p->opts.threads_spec, "numa");
+	PARSE(p, "--affinity=CPU");
+	assert_ok(p);
+	assert_int_equal(p->opts.affinity, AFFINITY_CPU);
+	assert_string_equal(p->opts.threads_spec, "cpu");
+	/* perf's record__parse_affinity() leaves the value as it was on --no-affinity */
+	PARSE(p, "--affinity=cpu", "--no-affinity");
+	assert_ok(p);
+	assert_string_equal(p->opts.threads_spec, "cpu");
+	/* a value perf ignores: ignored, with a note */
+	PARSE(p, "--affinity=sys");
+	assert_ok(p);
+	assert_int_equal(p->opts.affinity, AFFINITY_SYS);
+	assert_null(p->opts.threads_spec);
+	assert_non_null(strstr(p->opts.notes, "--affinity=sys is neither node nor cpu"));
+	/* one thread anyway: no layout */
+	PARSE(p, "--affinity=cpu", "--per-thread", "-p", "1");
+	assert_ok(p);
+	assert_null(p->opts.threads_spec);
+	/* --switch-output-event: signal mode, the size or time dropped as perf drops it */
+	PARSE(p, "--switch-output=1M", "--switch-output-event=sched:sched_switch",
+	      "--switch-output-event", "syscalls:sys_enter_nanosleep");
+	assert_ok(p);
+	assert_int_equal(p->opts.nr_sb_events, 2);
+	assert_string_equal(p->opts.sb_events[1], "syscalls:sys_enter_nanosleep");
+	assert_true(p->opts.switch_output);
+	assert_true(p->opts.switch_signal);
+	assert_int_equal(p->opts.switch_size, 0);
 }
 
 static void test_synth_and_synthesis(void **state)
@@ -878,16 +970,20 @@ static const struct bad_case bad_cases[] = {
 	{ { "-m", "3x" }, "'3x' for -m/--mmap-pages" },
 	{ { "-m", "4k" }, "'4k'" },
 	{ { "-m", "4KB" }, "'4KB'" },
-	{ { "-m", "" }, "'' for -m/--mmap-pages" },
 	{ { "-m", "4294967296" }, "'4294967296'" },
-	{ { "-m", "4,8" }, "'8'" },
-	{ { "-m", ",8" }, "'8'" },
+	{ { "-m", "4,x" }, "invalid value '4,x' for -m/--mmap-pages" },
 	{ { "-r", "200" }, "'200' for -r/--realtime" },
 	{ { "-r", "0" }, "'0'" },
 	{ { "-r", "x" }, "'x'" },
 	{ { "-D", "x" }, "'x' for -D/--delay" },
 	{ { "-D", "-5" }, "'-5'" },
-	{ { "-D", "10-20" }, "'10-20'" },
+	{ { "--delay=0" }, "'0' for -D/--delay" },
+	{ { "-D", "20-10" }, "'20-10'" },
+	{ { "-D", "10-20,20-30" }, "'10-20,20-30'" },
+	{ { "-D", "10-20,15-30" }, "'10-20,15-30'" },
+	{ { "-D", "10-20," }, "'10-20,'" },
+	{ { "-D", "10-" }, "'10-'" },
+	{ { "-D", "10-2147483648" }, "'10-2147483648'" },
 	{ { "-D", "" }, "''" },
 	{ { "--proc-map-timeout=x" }, "'x' for --proc-map-timeout" },
 	{ { "--proc-map-timeout=0" }, "'0'" },
@@ -898,7 +994,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--call-graph", "dwarf,65529" }, "'dwarf,65529'" },
 	{ { "--call-graph", "dwarf,0" }, "'dwarf,0'" },
 	{ { "--call-graph", "dwarf,x" }, "'dwarf,x'" },
-	{ { "--call-graph", "lbr" }, "'lbr' is not supported" },
+	{ { "--call-graph", "lbr,8" }, "'lbr,8' for --call-graph" },
 	{ { "--call-graph", "foo" }, "'foo'" },
 	{ { "--call-graph", "DWARF" }, "'DWARF'" },
 	{ { "--call-graph", "fp,x" }, "'fp,x'" },
@@ -945,7 +1041,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--compression-level=x" }, "invalid value 'x'" },
 	{ { "--mmap-flush=0" }, "invalid value '0' for --mmap-flush" },
 	{ { "--mmap-flush=3X" }, "invalid value '3X' for --mmap-flush" },
-	{ { "-ga", "-b" }, "'-b/--branch-any' is not supported" },
+	{ { "-ga", "--kcore" }, "'--kcore' is not supported" },
 	{ { "--no-bpf-event" }, "'--no-bpf-event' is not supported" },
 	{ { "--switch-output=12" }, "invalid value '12' for --switch-output" },
 	{ { "--switch-output=1x" }, "'1x'" },
@@ -959,7 +1055,18 @@ static const struct bad_case bad_cases[] = {
 	{ { "--overwrite", "--no-threads" }, "--overwrite needs the streaming threads; drop --no-threads" },
 	{ { "--mmap-output", "--aio=2" }, "--mmap-output and --aio are two ways to write the file; give one of them" },
 	{ { "--switch-output", "--no-threads" }, "--switch-output needs the streaming threads" },
-	{ { "--switch-output-event=x" }, "'--switch-output-event' is not supported" },
+	{ { "--switch-output-event=", "-a" }, "invalid value '' for --switch-output-event" },
+	{ { "--switch-output-event=x", "--no-threads" },
+	  "--switch-output-event needs the streaming threads; drop --no-threads" },
+	{ { "--max-size=10" }, "invalid value '10' for --max-size" },
+	{ { "--max-size=0" }, "invalid value '0' for --max-size" },
+	{ { "--max-size=10k" }, "invalid value '10k' for --max-size" },
+	{ { "--max-size=10KB" }, "invalid value '10KB' for --max-size" },
+	{ { "--max-size" }, "requires a value" },
+	{ { "--affinity=cpu", "--threads" }, "--affinity option is mutually exclusive to parallel streaming mode" },
+	{ { "--affinity=node", "--threads=numa" }, "--affinity option is mutually exclusive" },
+	{ { "--no-threads", "--affinity=cpu" }, "--affinity option is mutually exclusive" },
+	{ { "--affinity" }, "requires a value" },
 	{ { "--sw" }, "option '--sw' is ambiguous" },
 	{ { "--no-build" }, "'--no-build' is ambiguous" },
 	{ { "--quiet=1" }, "'--quiet=1'" },
@@ -1027,6 +1134,7 @@ int main(void)
 		cmocka_unit_test(test_argv0_record),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notes_to_stderr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output_control, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 		cmocka_unit_test(test_error_buffer_truncation),
 	};

@@ -2,7 +2,8 @@
 /*
  * test_threadmap.c — thread maps from -p and -t lists, on this test's own
  * process (one task, then two with a helper thread parked on a pipe), on a
- * pid that is certainly dead (a reaped child), and on bad list syntax.
+ * pid that is certainly dead (a reaped child), and on bad list syntax; and
+ * from -u, for this test's uid and for one nobody has.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -158,6 +160,35 @@ static void test_pid_with_thread(void **state)
 	assert_true(tries < 100);
 }
 
+/*
+ * -u: every task of the uid's processes, this test's two among them, each
+ * owned by it; a uid that owns no process gives an empty map.
+ */
+static void test_by_uid(void **state)
+{
+	struct thread_map *map = NULL;
+	struct parked p;
+	struct stat st;
+	char path[64];
+	int i;
+
+	parked__start(&p);
+	assert_int_equal(thread_map__new_by_uid(geteuid(), &map), 0);
+	assert_true(thread_map__idx(map, getpid()) >= 0);
+	assert_true(thread_map__idx(map, p.tid) >= 0);
+	for (i = 1; i < map->nr; i++)
+		assert_true(map->map[i - 1] < map->map[i]);	/* ascending, once each */
+	snprintf(path, sizeof(path), "/proc/%d", map->map[0]);
+	if (stat(path, &st) == 0)	/* unless it has exited meanwhile */
+		assert_int_equal(st.st_uid, geteuid());
+	thread_map__put(map);
+	parked__stop(&p);
+
+	assert_int_equal(thread_map__new_by_uid((uid_t)3999999999u, &map), 0);
+	assert_int_equal(map->nr, 0);
+	thread_map__put(map);
+}
+
 static void test_dead_pid(void **state)
 {
 	struct thread_map *map = NULL;
@@ -253,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_pid),
 		cmocka_unit_test(test_pid_with_thread),
+		cmocka_unit_test(test_by_uid),
 		cmocka_unit_test(test_dead_pid),
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_dummy_and_from),

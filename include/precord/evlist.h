@@ -201,6 +201,9 @@ void evlist__close(struct evlist *evlist);
 /* PERF_EVENT_IOC_ENABLE/DISABLE everywhere; every CPU's part runs; the first -errno. */
 int evlist__enable(struct evlist *evlist);
 int evlist__disable(struct evlist *evlist);
+/* The same for every event but the dummies, whose side-band records go on (perf's *_non_dummy). */
+int evlist__enable_sampling(struct evlist *evlist);
+int evlist__disable_sampling(struct evlist *evlist);
 /*
  * Map one ring of `pages` data pages per cpu (or thread) and redirect the
  * other fds into it with PERF_EVENT_IOC_SET_OUTPUT; with parallel_mmap,

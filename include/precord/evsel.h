@@ -13,6 +13,7 @@
 #include "precord/perf-file.h"
 #include "precord/cpumap.h"
 #include "precord/threadmap.h"
+#include "precord/cgroup.h"
 
 struct evlist;
 
@@ -99,6 +100,11 @@ struct evsel {
 	bool			weak_group;	/* ":W": the group is split if it cannot open */
 	bool			exclude_GH;	/* a G or H modifier was given (perf's) */
 	struct evsel_terms	terms;
+	/*
+	 * -G: the cgroup whose tasks it counts (a reference), opened with
+	 * the cgroup's fd for pid and PERF_FLAG_PID_CGROUP; NULL: none.
+	 */
+	struct cgroup		*cgrp;
 };
 
 /*
@@ -120,6 +126,11 @@ static inline int evsel__fd(const struct evsel *evsel, int cpu_idx, int thread_i
 }
 
 bool evsel__is_tracepoint(const struct evsel *evsel);
+/* The software dummy event (side-band only, no samples of its own). */
+static inline bool evsel__is_dummy(const struct evsel *evsel)
+{
+	return evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_DUMMY;
+}
 
 static inline bool evsel__is_group_leader(const struct evsel *evsel)
 {

@@ -17,6 +17,7 @@ enum callgraph_mode {
 	CALLGRAPH_NONE = 0,
 	CALLGRAPH_FP,
 	CALLGRAPH_DWARF,
+	CALLGRAPH_LBR,		/* the branch stack's call stack (x86 LBR) */
 };
 
 /*
@@ -32,10 +33,31 @@ enum synth_mode {
 	SYNTH_ALL	= SYNTH_TASK | SYNTH_MMAP | SYNTH_CGROUP,	/* all (default) */
 };
 
-/* --filter: a filter for the evsels of the -e it follows (perf's parse_filter()). */
+/* --affinity: where perf moves its reading thread; precord's layout for it. */
+enum record_affinity {
+	AFFINITY_SYS = 0,	/* not given, or a value perf ignores */
+	AFFINITY_NODE,		/* node: --threads=numa */
+	AFFINITY_CPU,		/* cpu: --threads=cpu */
+};
+
+/*
+ * --filter: a filter for the evsels of the -e it follows (perf's
+ * parse_filter()); --exclude-perf is one too, with filter NULL: perf's
+ * "common_pid != <its pid>" on those evsels, which must be tracepoints.
+ */
 struct record_filter {
 	int		event;			/* index in record_opts.events */
-	const char	*filter;		/* points into argv */
+	const char	*filter;		/* points into argv; NULL: --exclude-perf */
+};
+
+/*
+ * -G/--cgroup NAME[,NAME...]: given after -e number event - 1, so the
+ * names go to the evsels parsed so far that have none, in order, as
+ * perf's parse_cgroups() gives them.
+ */
+struct record_cgroup {
+	int		event;			/* index in record_opts.events */
+	const char	*names;			/* points into argv */
 };
 
 struct record_opts {
@@ -71,6 +93,13 @@ struct record_opts {
 	bool		no_buildid;		/* -B/--no-buildid */
 	bool		buildid_mmap;		/* --buildid-mmap (default on); --no-buildid-mmap */
 	int		delay_ms;		/* -D; -1 = start disabled; 0 = none */
+	/*
+	 * -D START-END,...: the moments (ms after the start) events go on and
+	 * off, on at the even ones, off at the odd ones; the recording ends at
+	 * the last. delay_ms is then the first.
+	 */
+	int		*delay_times;
+	int		nr_delay_times;
 	bool		no_inherit;		/* -i/--no-inherit */
 	bool		no_inherit_set;		/*   given (-t then keeps what it says) */
 	bool		group;			/* --group: all events in one group */
@@ -96,6 +125,20 @@ struct record_opts {
 	unsigned int	switch_secs;		/*   every this many seconds (N[smhd]) */
 	int		switch_max_files;	/* --switch-max-files; 0 = keep every file */
 	const char	*control;		/* --control=fd:CTL[,ACK] | fifo:CTL[,ACK] */
+	/*
+	 * --switch-output-event, in the order given: side-band events whose
+	 * every occurrence switches as SIGUSR2 does (implies signal mode).
+	 */
+	const char	**sb_events;
+	int		nr_sb_events;
+	bool		timestamp_filename;	/* --timestamp-filename: FILE.<timestamp> at the end */
+
+	/* Output control. */
+	u64		max_size;		/* --max-size=N[BKMG]: stop once written; 0 = no limit */
+	bool		timestamp_boundary;	/* --timestamp-boundary: SAMPLE_TIME from every sample */
+	bool		tail_synthesize;	/* --tail-synthesize: tasks and maps at each file's end */
+	bool		no_buffering;		/* --no-buffering: wakeup_events 1, flush every pass */
+	enum record_affinity affinity;		/* --affinity=node|cpu */
 
 	/*
 	 * What samples carry and what else is recorded: perf's record_opts
@@ -134,6 +177,29 @@ struct record_opts {
 	const char	*cpu_list;		/* -C */
 	const char	*pid_list;		/* -p */
 	const char	*tid_list;		/* -t */
+	/*
+	 * -u/--uid: a user name or uid; its processes when recording starts
+	 * are the target, as -p would name them (perf 6.1's thread map by uid).
+	 */
+	const char	*uid_str;
+	struct record_cgroup *cgroups;		/* -G, in the order given; needs -a */
+	int		nr_cgroups;
+	/*
+	 * -b, -j: PERF_SAMPLE_BRANCH_STACK with these branch_sample_type
+	 * bits (perf's parse_branch_stack()); 0: none.
+	 */
+	u64		branch_stack;
+	/*
+	 * AUX area options: perf refuses -S and --aux-sample without an AUX
+	 * area event, which precord never records; -m's AUX size is taken
+	 * and, as in perf without one, unused.
+	 */
+	const char	*snapshot_opts;		/* -S/--snapshot[=opts]: "" without a value */
+	const char	*aux_sample_opts;	/* --aux-sample[=opts]: "" without a value */
+	unsigned int	auxtrace_mmap_pages;	/* -m N,M: M; 0: not given */
+	bool		off_cpu;		/* --off-cpu: warned about, ignored (no BPF skeleton) */
+	const char	*clang_path;		/* --clang-path, --clang-opt: for BPF source */
+	const char	*clang_opt;		/*   events, which precord has not: kept, unused */
 	/*
 	 * --per-thread: one ring per thread, no CPU-wide events (perf ignores
 	 * it with -a or -C, and so does precord).

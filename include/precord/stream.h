@@ -77,6 +77,12 @@ struct stream_shared {
 	u64	bytes;
 	u64	switch_at;	/* stream_switch_at(set, bytes); 0: no size limit */
 	int	switch_fd;	/* -1: none */
+	/*
+	 * --max-size: the read that takes bytes to max_at or past it adds 1
+	 * to max_fd (the recording stops there); max_at 0: no limit.
+	 */
+	u64	max_at;
+	int	max_fd;		/* -1: none */
 };
 
 #define STREAM_AT_BITS	48
@@ -213,6 +219,7 @@ struct stream {
 	int			aio;		/* WRITER_AIO: buffers in flight */
 	int			comp_level;	/* -z: zstd level, 0: records as they are */
 	unsigned int		mmap_flush;	/* skip a ring holding fewer bytes (not at the end) */
+	bool			flush_each;	/* --no-buffering: writers flushed after every pass */
 	int			idle_ms;	/* the longest sleep in poll (STREAM_IDLE_MS; tests: less) */
 	/*
 	 * Per-ring output: each run written to ring i's file is noted in the

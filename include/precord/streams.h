@@ -26,6 +26,13 @@ struct streams_config {
 	int			aio;		/* --aio: buffers in flight per data.N, 0: write() */
 	int			comp_level;	/* -z level, 0: off */
 	unsigned int		mmap_flush;	/* --mmap-flush bytes, 0/1: every byte */
+	bool			no_buffering;	/* --no-buffering: flush the writers after every pass */
+	/*
+	 * One file: no FINISHED_ROUND, so that perf sorts the whole file and
+	 * records written at its end with time 0 (--tail-synthesize) come
+	 * before the samples that need them.
+	 */
+	bool			no_rounds;
 	struct stream_shared	*shared;	/* --switch-output=SIZE counter; NULL: none */
 	struct merge_index	*index;		/* with spec: note the data.N records; NULL: none */
 	struct topology		*topo;		/* with spec: the machine's, borrowed; NULL: load it */

@@ -28,6 +28,12 @@ struct thread_map *thread_map__new_from(const pid_t *tids, int nr);
 int thread_map__new_pids(const char *list, struct thread_map **mapp, pid_t *bad);
 int thread_map__new_tids(const char *list, struct thread_map **mapp, pid_t *bad);
 /*
+ * "-u USER": every task of every process whose /proc directory uid owns
+ * (perf 6.1's thread_map__new_by_uid()), ascending; a process gone while
+ * /proc is read is left out. The map may be empty. 0 or -errno.
+ */
+int thread_map__new_by_uid(uid_t uid, struct thread_map **mapp);
+/*
  * The list syntax both take: comma-separated decimal ids, blanks allowed
  * around them, one trailing comma allowed. Syntax only (reads nothing from
  * /proc): 0 or -EINVAL.

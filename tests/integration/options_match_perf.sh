@@ -342,6 +342,12 @@ if perf record -B -q -o "$T/perf.data" -e cpu-clock -IXMM0 -- true >/dev/null 2>
 else
 	refused 'unknown register "XMM0"' -e cpu-clock -IXMM0 -- true
 fi
+# LBR call stacks: where the PMU has a branch stack, the attrs perf sets; else perf's error
+if perf record -B -q -o "$T/perf.data" --call-graph lbr -- true >/dev/null 2>&1; then
+	same_attrs --call-graph lbr
+else
+	refused "doesn't support branch stack sampling" --call-graph lbr -- true
+fi
 "$PRECORD" --user-regs=? 2>"$T/err" >/dev/null
 perf record --user-regs=? 2>&1 | grep 'available registers' >"$T/perf-regs"
 grep -qxF "$(cat "$T/perf-regs")" "$T/err" || { cat "$T/err" "$T/perf-regs"; fail "--user-regs=?: not perf's list"; }

@@ -8,10 +8,11 @@
 # reads in perf (which may say what was lost) with every sample the
 # summary counts.
 #
-# Then the same recording with user-space samples only (cpu-clock:u) and
-# only the first node busy: the other nodes' CPUs run nothing, so their
-# rings take no records and can never back up; a helper on any of them
-# fails the case.
+# Then the same recording with user-space samples only (cpu-clock:u), only
+# the first node busy, and the events on after 500 ms (-D), once precord's
+# own start-up work, which runs on every CPU, is over: the other nodes'
+# CPUs then run nothing in user space, their rings take no records and
+# cannot back up; a helper on any of them fails the case.
 guest() {
 	local busy
 	busy=$(node_cpus "$(cpu_nodes | awk '{ print $1 }')" | tr ' ' ,)
@@ -26,7 +27,7 @@ guest() {
 	kill -TERM $light $heavy 2>/dev/null
 	wait $light $heavy 2>/dev/null
 	run loss "$PRECORD" report --loss "$D/rec.data"
-	run quiet "$PRECORD" $MAPS -a -F 25000 --call-graph dwarf,4096 -m 8 -e cpu-clock:u \
+	run quiet "$PRECORD" $MAPS -a -D 500 -F 25000 --call-graph dwarf,4096 -m 8 -e cpu-clock:u \
 		-o "$D/quiet.data" -- taskset -c "$busy" "$SPIN" 3 100
 }
 
