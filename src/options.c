@@ -115,22 +115,40 @@ static int bad_value(struct parse_ctx *ctx, const struct opt_def *def,
 			 arg, opt_name(def, name, sizeof(name)), expect);
 }
 
+/* One line appended to buf (of size bytes); what does not fit is dropped. */
+static void note__vadd(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 >= size)
+		return;
+	vsnprintf(buf + len, size - len, fmt, ap);
+	len = strlen(buf);
+	if (len + 1 < size) {
+		buf[len] = '\n';
+		buf[len + 1] = '\0';
+	}
+}
+
 static void __attribute__((format(printf, 2, 3)))
 opts__note(struct record_opts *opts, const char *fmt, ...)
 {
-	size_t len = strlen(opts->notes);
 	va_list ap;
 
-	if (len + 1 >= sizeof(opts->notes))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(opts->notes + len, sizeof(opts->notes) - len, fmt, ap);
+	note__vadd(opts->notes, sizeof(opts->notes), fmt, ap);
 	va_end(ap);
-	len = strlen(opts->notes);
-	if (len + 1 < sizeof(opts->notes)) {
-		opts->notes[len] = '\n';
-		opts->notes[len + 1] = '\0';
-	}
+}
+
+/* A note printed even with -q (record_opts.warnings). */
+static void __attribute__((format(printf, 2, 3)))
+opts__warn(struct record_opts *opts, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note__vadd(opts->warnings, sizeof(opts->warnings), fmt, ap);
+	va_end(ap);
 }
 
 /* ---- numbers ----------------------------------------------------------- */
@@ -1161,7 +1179,7 @@ static int opt_off_cpu(struct parse_ctx *ctx, const struct opt_def *def,
 {
 	ctx->opts->off_cpu = !unset;
 	if (!unset)
-		opts__note(ctx->opts, "Warning: option `off-cpu' is being ignored: precord has no "
+		opts__warn(ctx->opts, "Warning: option `off-cpu' is being ignored: precord has no "
 			   "BPF off-CPU profiler (perf's needs BUILD_BPF_SKEL=1)");
 	return 0;
 }
@@ -1690,6 +1708,8 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 	opts->argc = argc - i;
 	opts->argv = argv + i;
 	ret = record_opts__finish(&ctx);
+	if (!ret)
+		fputs(opts->warnings, stderr);
 	if (!ret && !opts->quiet)
 		fputs(opts->notes, stderr);
 	return ret;

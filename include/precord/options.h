@@ -220,6 +220,12 @@ struct record_opts {
 	 * overriding SYSTEM". Parse prints them to stderr unless -q.
 	 */
 	char		notes[256];
+	/*
+	 * The same for what perf says even with -q: its warning for an option
+	 * of a feature it was built without ("Warning: option `off-cpu' is
+	 * being ignored because no BUILD_BPF_SKEL=1"), which scripts grep for.
+	 */
+	char		warnings[160];
 };
 
 /* Defaults as perf record's. */
