@@ -14,19 +14,20 @@ SHELLS=/usr/lib/perf-core/tests/shell
 [ -d "$SHELLS" ] || skip "perf's shell tests are not installed ($SHELLS)"
 REAL_PERF=$(command -v perf) || skip "no perf"
 
-# The perf of the second run: `[GLOBAL OPTIONS] record ARGS` becomes
-# `precord record ARGS` (--buildid-dir DIR as PERF_BUILDID_DIR, which perf
-# reads the same way); everything else is stock perf.
+# The perf of the second run: `[--buildid-dir DIR] record ARGS` becomes
+# `precord [--buildid-dir DIR] record ARGS`; everything else is stock perf.
 mkdir -p "$T/bin"
 cat >"$T/bin/perf" <<EOF
 #!/bin/bash
 args=("\$@")
+global=()
 i=0
 while [ \$i -lt \${#args[@]} ]; do
 	case \${args[\$i]} in
-	--buildid-dir) export PERF_BUILDID_DIR=\${args[\$((i + 1))]}; i=\$((i + 2)) ;;
-	--buildid-dir=*) export PERF_BUILDID_DIR=\${args[\$i]#--buildid-dir=}; i=\$((i + 1)) ;;
-	record) echo "\${args[*]}" >>"$T/precord-runs"; exec "$PRECORD" record "\${args[@]:\$((i + 1))}" ;;
+	--buildid-dir) global+=(--buildid-dir "\${args[\$((i + 1))]}"); i=\$((i + 2)) ;;
+	--buildid-dir=*) global+=("\${args[\$i]}"); i=\$((i + 1)) ;;
+	record) echo "\${args[*]}" >>"$T/precord-runs"
+		exec "$PRECORD" "\${global[@]}" record "\${args[@]:\$((i + 1))}" ;;
 	*) break ;;
 	esac
 done
