@@ -47,6 +47,7 @@
 #include <sys/wait.h>
 
 #include "record.h"
+#include "precord/build-id-cache.h"
 #include "precord/sample.h"
 #include "precord/synthesize.h"
 
@@ -56,7 +57,7 @@
 /* ---- phases (-v) ----------------------------------------------------------- */
 
 /* The phase that ends now is name; a name already seen adds up. */
-static void record__phase(struct record *rec, const char *name)
+void record__phase(struct record *rec, const char *name)
 {
 	struct record_phases *ph = &rec->phases;
 	u64 now = clock__now_ns();
@@ -867,6 +868,36 @@ static int record__open_eventfds(struct record *rec)
  * Set up in order (options, control channel, evlist, signals, eventfds,
  * workers, the run), undone in the reverse order by the labels below.
  */
+/*
+ * What perf record 6.1 puts in the environment of the command it runs
+ * (PERF_BUILDID_DIR, perf's set_buildid_dir(); DEBUGINFOD_URLS, perf's
+ * perf_debuginfod_setup(): emptied unless --debuginfod says otherwise),
+ * and --kcore's check. 0 or -1 (said).
+ */
+static int record__setup_env(struct record *rec)
+{
+	const struct record_opts *o = &rec->opts;
+	char dir[PATH_MAX];
+
+	if (o->kcore && access("/proc/kcore", R_OK)) {
+		fprintf(stderr, "precord: kcore is not readable: /proc/kcore: %s (--kcore needs a "
+			"kernel with CONFIG_PROC_KCORE, and root)\n", strerror(errno));
+		return -1;
+	}
+	if (o->kcore) {
+		fprintf(stderr, "precord: --kcore: copying /proc/kcore into the output directory "
+			"is not supported by precord yet; drop --kcore\n");
+		return -1;
+	}
+	if (!build_id_cache__dir(o->buildid_dir, dir, sizeof(dir)))
+		build_id_cache__setenv(dir);
+	if (!o->debuginfod_set)
+		setenv("DEBUGINFOD_URLS", "", 1);
+	else if (o->debuginfod && strcmp(o->debuginfod, "system"))
+		setenv("DEBUGINFOD_URLS", o->debuginfod, 1);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 {
 	struct record rec = {
@@ -886,6 +917,10 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		if (err < 0)
 			fprintf(stderr, "precord: %s\n", msg);
 		status = err > 0 ? 0 : EXIT_USAGE;
+		goto out_exit_opts;
+	}
+	if (record__setup_env(&rec)) {
+		status = 1;
 		goto out_exit_opts;
 	}
 	rec.path = rec.opts.output;

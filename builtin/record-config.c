@@ -731,7 +731,7 @@ static void record__config_tracking(struct record *rec, struct evsel *evsel)
 	attr->comm_exec = 1;
 	attr->task = 1;
 	attr->ksymbol = 1;
-	attr->bpf_event = 1;
+	attr->bpf_event = !rec->opts.no_bpf_event;
 	attr->context_switch = rec->opts.switch_events;
 	attr->build_id = rec->opts.buildid_mmap;
 	attr->namespaces = rec->opts.record_namespaces;

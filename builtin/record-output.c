@@ -643,6 +643,7 @@ int record__finish_output(struct record *rec)
 		.no_buildid = true,
 		.dir_format = rec->threaded,
 	};
+	struct record_build_ids bids = { 0 };
 	u64 end, size, in, out;
 	int err;
 
@@ -682,13 +683,39 @@ int record__finish_output(struct record *rec)
 		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
 			return -errno;
 	}
+	if (!rec->opts.no_buildid && !rec->device) {
+		record__phase(rec, "finish");
+		if (!record__build_ids(rec, size, &bids) && bids.table) {
+			env.no_buildid = false;
+			env.build_id_table = bids.table;
+			env.build_id_table_size = bids.table_size;
+		}
+		record__phase(rec, "build ids");
+	}
 	err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
+	if ((err == -ENOSPC || err == -EDQUOT) && env.build_id_table &&
+	    ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0) {
+		/*
+		 * No room for them all: the build ids are what perf can do
+		 * without (a staging directory's data needs DIR_FORMAT).
+		 */
+		env.no_buildid = true;
+		env.build_id_table = NULL;
+		env.build_id_table_size = 0;
+		err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
+	}
 	if (err == -ENOSPC || err == -EDQUOT) {
 		/* No room for the features: keep the data, drop them. */
 		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0)
 			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
 						size, NULL);
 	}
+	if (!err && bids.hits) {
+		record__phase(rec, "finish");
+		record__cache_build_ids(rec, &bids);
+		record__phase(rec, "build-id cache");
+	}
+	record__build_ids_exit(&bids);
 	return err;
 }
 

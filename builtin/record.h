@@ -34,7 +34,7 @@
 #include "wq.h"
 
 /* -v: where a recording's time went, phase by phase (CLOCK_MONOTONIC). */
-#define RECORD_MAX_PHASES	16
+#define RECORD_MAX_PHASES	24
 
 struct record_phases {
 	u64		last_ns;	/* the end of the phase before */
@@ -118,6 +118,9 @@ struct record {
 	const char		**full_argv;
 };
 
+/* builtin-record.c: the phase that ends now, for -v's closing line of times */
+void record__phase(struct record *rec, const char *name);
+
 /* record-config.c */
 int record__parse_events(struct record *rec);
 int record__create_maps(struct record *rec);
@@ -137,6 +140,23 @@ int record__finish_last(struct record *rec);
 int record__finish_timestamp(struct record *rec);
 int record__tail_synthesize(struct record *rec);
 void remove_staging(const char *dir);
+
+/* record-buildid.c: HEADER_BUILD_ID and the build-id cache at the end */
+struct bid_map;
+struct dso_hits;
+struct record_build_ids {
+	struct dso_hits	*hits;		/* the DSOs found */
+	void		*table;		/* HEADER_BUILD_ID's payload, or NULL */
+	size_t		table_size;
+	void		*vdso;		/* this process's [vdso] image, for the cache */
+	size_t		vdso_len;
+	u8		vdso_bid[20];
+	struct bid_map	*maps;		/* the files mapped while reading them */
+	int		nr_maps;
+};
+int record__build_ids(struct record *rec, u64 data_size, struct record_build_ids *b);
+void record__cache_build_ids(struct record *rec, struct record_build_ids *b);
+void record__build_ids_exit(struct record_build_ids *b);
 
 /* record-switch.c */
 void record__arm_size(struct record *rec);

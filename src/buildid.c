@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "precord/synthesize.h"
 #include "precord/util.h"
@@ -471,4 +472,53 @@ void buildid_cache__add(struct buildid_cache *c, u64 dev, u64 ino, const u8 *id,
 		bid__grow(c);
 out_unlock:
 	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * This process's [vdso]: the kernel maps the same image into every process
+ * of this ABI, so its build id is theirs (perf reads its own, too). The
+ * bytes are copied out of the mapping; the build id is read from them
+ * through a memfd, by the same ELF reader as files.
+ */
+int buildid__vdso(void **image, size_t *len, u8 *id, size_t size)
+{
+	char line[512], path[64];
+	unsigned long start = 0, end = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+	void *copy;
+	int fd, ret;
+
+	*image = NULL;
+	*len = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &start, &end) == 2)
+			break;
+	fclose(f);
+	if (!end || end <= start)
+		return -ENOENT;
+	copy = malloc(end - start);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, (const void *)start, end - start);
+	fd = memfd_create("precord-vdso", MFD_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		free(copy);
+		return ret;
+	}
+	ret = write_all(fd, copy, end - start);
+	if (!ret) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ret = buildid__read(path, id, size);
+	}
+	close(fd);
+	if (ret <= 0) {
+		free(copy);
+		return ret ? ret : -ENODATA;
+	}
+	*image = copy;
+	*len = end - start;
+	return ret;
 }

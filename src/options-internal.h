@@ -190,6 +190,12 @@ int opt_switch_max_files(struct parse_ctx *ctx, const struct opt_def *def,
 			 const char *arg, bool unset);
 int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
 		const char *arg, bool unset);
+int opt_buildid_dir(struct parse_ctx *ctx, const struct opt_def *def,
+		    const char *arg, bool unset);
+int opt_vmlinux(struct parse_ctx *ctx, const struct opt_def *def,
+		const char *arg, bool unset);
+int opt_debuginfod(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset);
 int opt_snapshot(struct parse_ctx *ctx, const struct opt_def *def,
 		 const char *arg, bool unset);
 int opt_aux_sample(struct parse_ctx *ctx, const struct opt_def *def,

@@ -4,7 +4,8 @@
  * how: -o, -m/--mmap-pages, -z, --aio, --mmap-flush, --threads,
  * --affinity, --max-size, --switch-output, --switch-output-event,
  * --switch-max-files, --synth, --proc-map-timeout, --num-thread-synthesize,
- * --control, and the AUX area's -S and --aux-sample.
+ * --control, the build-id cache's --buildid-dir, --vmlinux and
+ * --debuginfod, and the AUX area's -S and --aux-sample.
  *
  * Data flow: each handler checks its value and stores it in struct record_opts.
  */
@@ -308,6 +309,39 @@ int opt_control(struct parse_ctx *ctx, const struct opt_def *def,
 	if (strncmp(arg, "fd:", 3) && strncmp(arg, "fifo:", 5))
 		return bad_value(ctx, def, arg, "expected fd:CTL[,ACK] or fifo:CTL[,ACK]");
 	ctx->opts->control = arg;
+	return 0;
+}
+
+/* --buildid-dir=DIR: perf's global option, which main.c hands to record as this. */
+int opt_buildid_dir(struct parse_ctx *ctx, const struct opt_def *def,
+		    const char *arg, bool unset)
+{
+	if (!*arg)
+		return bad_value(ctx, def, arg, "expected a directory");
+	ctx->opts->buildid_dir = arg;
+	return 0;
+}
+
+/* --vmlinux=PATH: perf refuses a file it cannot read ("Invalid file"). */
+int opt_vmlinux(struct parse_ctx *ctx, const struct opt_def *def,
+		const char *arg, bool unset)
+{
+	if (access(arg, R_OK))
+		return bad_value(ctx, def, arg, "cannot read that file");
+	ctx->opts->vmlinux = arg;
+	return 0;
+}
+
+/*
+ * --debuginfod[=URLS]: perf's perf_debuginfod_setup(). No value means
+ * "system" (DEBUGINFOD_URLS as it is); --no-debuginfod leaves it too.
+ */
+int opt_debuginfod(struct parse_ctx *ctx, const struct opt_def *def,
+		   const char *arg, bool unset)
+{
+	(void)def;
+	ctx->opts->debuginfod_set = true;
+	ctx->opts->debuginfod = unset ? NULL : arg ? arg : "system";
 	return 0;
 }
 

@@ -350,10 +350,29 @@ static void record_opts__validate_target(struct record_opts *opts)
 		opts__note(opts, "Warning: %s", said);
 }
 
+/*
+ * perf 6.1's cmd_record() rules for the end-of-run build ids: an explicit
+ * --buildid-mmap and -z skip them (and so the cache); --switch-output
+ * skips both unless -B or -N was negated on the command line.
+ */
+static void record_opts__finish_build_ids(struct record_opts *o)
+{
+	if ((o->buildid_mmap && o->buildid_mmap_set) || o->comp_level)
+		o->no_buildid = true;
+	if (o->no_buildid)
+		o->no_buildid_cache = true;
+	else if (o->switch_output &&
+		 !(o->no_buildid_set && !o->no_buildid) &&
+		 !(o->no_buildid_cache_set && !o->no_buildid_cache))
+		o->no_buildid = o->no_buildid_cache = true;
+}
+
 static int record_opts__finish(struct parse_ctx *ctx)
 {
 	struct record_opts *opts = ctx->opts;
 	int ret;
+
+	record_opts__finish_build_ids(opts);
 
 	if (opts->count && opts->freq_set)
 		return opt_error(ctx, -EINVAL,
@@ -538,7 +557,12 @@ void record_opts__usage(void)
 		if (!(record_options[i].flags & OPT_UNSUPPORTED))
 			usage_line(&record_options[i]);
 	}
-	printf("\n perf record options precord refuses (not supported yet):\n");
-	usage_unsupported();
+	for (i = 0; i < nr_record_options; i++)
+		if (record_options[i].flags & OPT_UNSUPPORTED)
+			break;
+	if (i < nr_record_options) {
+		printf("\n perf record options precord refuses (not supported yet):\n");
+		usage_unsupported();
+	}
 	printf("\n See precord(1) and perf-record(1).\n\n");
 }

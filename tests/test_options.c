@@ -325,6 +325,60 @@ static void test_flags(void **state)
 	assert_true(p->opts.buildid_mmap);
 }
 
+/*
+ * perf 6.1's end-of-run build ids: the table and the cache by default;
+ * -N keeps the table; -B, an explicit --buildid-mmap and -z drop both;
+ * --switch-output drops both unless -B or -N is negated.
+ */
+static void test_build_id_rules(void **state)
+{
+	struct parsed *p = *state;
+
+	PARSE0(p);
+	parsed__assert_ok(p);
+	assert_false(p->opts.no_buildid);
+	assert_false(p->opts.no_buildid_cache);
+	assert_true(p->opts.buildid_mmap);	/* precord's default MMAP2 build ids stay */
+	PARSE(p, "-N");
+	parsed__assert_ok(p);
+	assert_false(p->opts.no_buildid);
+	assert_true(p->opts.no_buildid_cache);
+	PARSE(p, "-B");
+	parsed__assert_ok(p);
+	assert_true(p->opts.no_buildid && p->opts.no_buildid_cache);
+	PARSE(p, "--buildid-mmap");
+	parsed__assert_ok(p);
+	assert_true(p->opts.no_buildid && p->opts.no_buildid_cache);
+	PARSE(p, "-z");
+	parsed__assert_ok(p);
+	assert_true(p->opts.no_buildid && p->opts.no_buildid_cache);
+	PARSE(p, "--switch-output");
+	parsed__assert_ok(p);
+	assert_true(p->opts.no_buildid && p->opts.no_buildid_cache);
+	PARSE(p, "--switch-output", "--no-no-buildid");
+	parsed__assert_ok(p);
+	assert_false(p->opts.no_buildid);
+	PARSE(p, "--switch-output", "--no-no-buildid-cache");
+	parsed__assert_ok(p);
+	assert_false(p->opts.no_buildid || p->opts.no_buildid_cache);
+	PARSE(p, "--buildid-all", "--no-bpf-event", "--kcore", "--vmlinux=/dev/null",
+	      "--buildid-dir=/tmp/x");
+	parsed__assert_ok(p);
+	assert_true(p->opts.buildid_all && p->opts.no_bpf_event && p->opts.kcore);
+	assert_string_equal(p->opts.vmlinux, "/dev/null");
+	assert_string_equal(p->opts.buildid_dir, "/tmp/x");
+	PARSE0(p);
+	assert_false(p->opts.debuginfod_set);
+	PARSE(p, "--debuginfod");
+	assert_true(p->opts.debuginfod_set);
+	assert_string_equal(p->opts.debuginfod, "system");
+	PARSE(p, "--debuginfod=http://a http://b");
+	assert_string_equal(p->opts.debuginfod, "http://a http://b");
+	PARSE(p, "--debuginfod=x", "--no-debuginfod");
+	assert_true(p->opts.debuginfod_set);
+	assert_null(p->opts.debuginfod);
+}
+
 static void test_output(void **state)
 {
 	struct parsed *p = *state;
@@ -954,8 +1008,8 @@ static const struct bad_case bad_cases[] = {
 	{ { "--compression-level=x" }, "invalid value 'x'" },
 	{ { "--mmap-flush=0" }, "invalid value '0' for --mmap-flush" },
 	{ { "--mmap-flush=3X" }, "invalid value '3X' for --mmap-flush" },
-	{ { "-ga", "--kcore" }, "'--kcore' is not supported" },
-	{ { "--no-bpf-event" }, "'--no-bpf-event' is not supported" },
+	{ { "--vmlinux=/nonexistent/vmlinux" }, "invalid value '/nonexistent/vmlinux' for --vmlinux" },
+	{ { "--buildid-dir=" }, "invalid value '' for --buildid-dir" },
 	{ { "--switch-output=12" }, "invalid value '12' for --switch-output" },
 	{ { "--switch-output=1x" }, "'1x'" },
 	{ { "--switch-output=0s" }, "'0s'" },
@@ -1033,6 +1087,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_output_control, parsed__setup, parsed__teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, parsed__setup, parsed__teardown),
 		cmocka_unit_test(test_error_buffer_truncation),
+		cmocka_unit_test_setup_teardown(test_build_id_rules, parsed__setup, parsed__teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,7 +91,17 @@ struct record_opts {
 	bool		quiet;			/* -q */
 	bool		dry_run;		/* --dry-run */
 	bool		no_buildid;		/* -B/--no-buildid */
+	bool		no_buildid_set;		/*   either was given */
 	bool		buildid_mmap;		/* --buildid-mmap (default on); --no-buildid-mmap */
+	bool		buildid_mmap_set;	/*   either was given (--buildid-mmap: perf's -B -N) */
+	bool		buildid_all;		/* --buildid-all: every DSO mapped, hit or not */
+	const char	*buildid_dir;		/* perf's --buildid-dir (given before "record") */
+	const char	*vmlinux;		/* --vmlinux=PATH: the kernel's name in BUILD_ID */
+	/* --debuginfod[=URLS]: DEBUGINFOD_URLS for the command ("system": as it is) */
+	const char	*debuginfod;
+	bool		debuginfod_set;		/*   --debuginfod or --no-debuginfod given */
+	bool		kcore;			/* --kcore */
+	bool		no_bpf_event;		/* --no-bpf-event: no attr.bpf_event */
 	int		delay_ms;		/* -D; -1 = start disabled; 0 = none */
 	/*
 	 * -D START-END,...: the moments (ms after the start) events go on and
@@ -153,7 +163,8 @@ struct record_opts {
 	bool		no_samples;		/* -n: counting only, no samples */
 	bool		raw_samples;		/* -R: TIME, RAW, CPU */
 	bool		sample_weight;		/* -W: WEIGHT_STRUCT */
-	bool		no_buildid_cache;	/* -N: precord never fills a cache anyway */
+	bool		no_buildid_cache;	/* -N: HEADER_BUILD_ID, but no ~/.debug */
+	bool		no_buildid_cache_set;	/*   either was given */
 	u64		sample_intr_regs;	/* -I[REGS]: sample_regs_intr; 0: off */
 	u64		sample_user_regs;	/* --user-regs[=REGS]: sample_regs_user; 0: off */
 	bool		sample_cpu;		/* --sample-cpu */

@@ -192,6 +192,11 @@ int buildid__read(const char *path, u8 *id, size_t size);
 int buildid__read_notes(const char *path, u8 *id, size_t size);
 /* Find NT_GNU_BUILD_ID in a run of ELF notes padded to `align` (4 or 8). */
 int buildid__parse_notes(const void *notes, size_t len, size_t align, u8 *id, size_t size);
+/*
+ * This process's [vdso] image (*image malloc'ed, *len bytes) and its build
+ * id: its length, or -errno (-ENOENT: no [vdso] mapped).
+ */
+int buildid__vdso(void **image, size_t *len, u8 *id, size_t size);
 /* Lower-case hex, as perf prints it; snprintf's return. */
 int buildid__snprintf(const u8 *id, int len, char *buf, size_t size);
 
