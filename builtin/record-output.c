@@ -377,15 +377,36 @@ static int record__synth_cgroups(struct record *rec, const struct synth_opts *so
 	return rec->writer.error;
 }
 
+/*
+ * Every later --switch-output file of a command or of -p/-t/-u tasks: the
+ * processes recorded and every one they started since (perf synthesizes
+ * only the command's own process there, so a child's samples go unknown).
+ */
+static int record__synth_tree(struct record *rec, const struct synth_opts *so)
+{
+	const struct thread_map *threads = rec->evlist->threads;
+	int i, nr = 0, err;
+	pid_t *roots = calloc((size_t)threads->nr + 1, sizeof(*roots));
+
+	if (!roots)
+		return -ENOMEM;
+	if (rec->wl.pid > 0)
+		roots[nr++] = rec->wl.pid;
+	for (i = 0; i < threads->nr; i++)
+		if (threads->map[i] > 0 && threads->map[i] != rec->wl.pid)
+			roots[nr++] = threads->map[i];
+	err = synthesize__tree(so, roots, nr, record__emit, rec);
+	free(roots);
+	return err ? err : rec->writer.error;
+}
+
 static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 {
-	/*
-	 * Every later --switch-output file: all of /proc, since the tasks
-	 * recorded may now include children of the ones named at the start.
-	 */
-	if (rec->system_wide || rec->gen > 0)
+	if (rec->system_wide)
 		return synthesize__all_parallel(so, rec->wq, rec->opts.nr_threads_synthesize,
 						record__emit, rec);
+	if (rec->gen > 0)
+		return record__synth_tree(rec, so);
 	/* A forked workload has not exec'd yet: its COMM is all there is to say. */
 	if (rec->wl.pid > 0 && !record__task_target(&rec->opts))
 		return synthesize__comm(so, rec->wl.pid, record__emit, rec);

@@ -141,7 +141,10 @@ void record__print_summary(struct record *rec)
 			rec->merged.parts > 1 && rec->merged.indexed == rec->merged.nr_files ?
 			", no walk: the threads' record index" : "",
 			rec->merged.given_back ? ", their pages reused as merged" : "");
-	record__print_captured(rec, rec->samples_counted ? rec->kept_samples : s->samples);
+	/* as perf: the samples of the file named, the last one with --switch-output */
+	record__print_captured(rec, rec->samples_counted ? rec->kept_samples :
+				    s->samples > rec->gen_start_samples ?
+				    s->samples - rec->gen_start_samples : 0);
 	/* read back from the file: a stream cannot be */
 	if ((s->lost_records || rec->lost_samples) && !rec->opts.overwrite && !rec->pipe)
 		record__print_loss(rec);

@@ -177,6 +177,30 @@ void record__keep_output(struct record *rec, const char *path)
  * `data` gets the header and the state of the system synthesized anew, so
  * every file reads on its own.
  */
+/*
+ * The samples written before the last switch, summed over the streaming
+ * threads: each one's count at its switch, or, for one that had exited
+ * before it (nothing new since), its last.
+ */
+static u64 record__switched_samples(const struct record *rec)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < rec->streams.nr; i++) {
+		const struct stream *s = &rec->streams.s[i];
+		struct stream_live live;
+
+		if (__atomic_load_n(&s->switch_error, __ATOMIC_RELAXED) == -ESRCH) {
+			stream__read_live(s, &live);
+			sum += live.samples;
+		} else {
+			sum += __atomic_load_n(&s->switch_samples, __ATOMIC_RELAXED);
+		}
+	}
+	return sum;
+}
+
 int record__switch(struct record *rec)
 {
 	char next[PATH_MAX + 8], done[PATH_MAX + 16], target[PATH_MAX], msg[512] = "";
@@ -195,6 +219,8 @@ int record__switch(struct record *rec)
 	/* The threads on the next files see no limit until record__arm_size(). */
 	err = streams__switch(&rec->streams, next, rec->opts.overwrite, msg, sizeof(msg));
 	rec->gen_start_bytes = __atomic_load_n(&rec->shared.bytes, __ATOMIC_RELAXED);
+	if (!err)	/* every thread has switched: the samples of the files before */
+		rec->gen_start_samples = record__switched_samples(rec);
 	/* a thread's signal that the files just left were full is answered */
 	if (rec->shared.switch_fd >= 0 && read(rec->shared.switch_fd, &v, sizeof(v)) < 0)
 		v = 0;	/* none was pending */

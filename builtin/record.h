@@ -91,7 +91,8 @@ struct record {
 	int			nr_outputs;
 	char			final_path[PATH_MAX];	/* --switch-output: the last FILE.<timestamp> */
 	bool			stop_requested;	/* "stop" on the control channel */
-	u64			gen_start_bytes;	/* shared.bytes when the current file began */
+	u64			gen_start_bytes;
+	u64			gen_start_samples;	/* samples in the files before the current one */	/* shared.bytes when the current file began */
 	bool			switch_due;	/* the current file was full when its limit was armed */
 	bool			max_reached;	/* --max-size: the output holds that much; stop */
 	struct evlist		*sb_evlist;	/* --switch-output-event: the side-band events */

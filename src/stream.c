@@ -253,6 +253,8 @@ static int stream__command(struct stream *s)
 	if (cmd != STREAM_CMD_SWITCH)
 		return 0;
 	err = stream__switch_files(s);
+	/* the samples of the files just left, for the closing line; read after the ack */
+	__atomic_store_n(&s->switch_samples, s->stats.samples, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->switch_error, err, __ATOMIC_RELAXED);
 	/* Pairs with the main thread's acquire load in stream__request_switch(). */
 	__atomic_store_n(&s->cmd, STREAM_CMD_NONE, __ATOMIC_RELEASE);

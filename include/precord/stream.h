@@ -261,6 +261,7 @@ struct stream {
 	int			*next_fds;	/* [nr_files]: the files after a SWITCH */
 	bool			snapshot;	/* SWITCH: read bk_rings first */
 	int			switch_error;	/* -errno of the last SWITCH, 0 */
+	u64			switch_samples;	/* samples written when it last switched */
 	int			ack_fd;		/* eventfd shared by the threads; -1: none */
 	struct stream_shared	*shared;	/* --switch-output=SIZE; NULL: none */
 	int			ctl_fd;		/* eventfd: wakes the thread to look at cmd */

@@ -135,6 +135,13 @@ int synthesize__all_parallel(const struct synth_opts *o, struct wq *wq, int nr_t
  */
 int synthesize__proc_pids(const struct synth_opts *o, pid_t **pids);
 
+/*
+ * Every process in /proc that is one of roots (pids) or descends from one
+ * (by the PPid chain), as synthesize__process() each, in pid order: a
+ * --switch-output file of a command or of -p/-t/-u tasks.
+ */
+int synthesize__tree(const struct synth_opts *o, const pid_t *roots, int nr_roots,
+		     synth_emit_fn emit, void *ctx);
 /* The processes owning the threads of a thread map (-p/-t). Entries -1 are skipped. */
 int synthesize__thread_map(const struct synth_opts *o, const struct thread_map *threads,
 			   synth_emit_fn emit, void *ctx);

@@ -85,12 +85,14 @@ while read -r f; do
 	samples=$(samples_in "size$i")
 	[ "$i" -eq "$n" ] || [ "$samples" -gt 0 ] || fail "$f: no samples"
 	total=$((total + samples))
+	last=$samples
 done <"$T/dumps"
 # 1 kHz on a CPU-bound task for 2 to 3 s (bash's SECONDS is whole seconds):
 # even on a loaded machine, well over 1000 samples.
 [ "$total" -gt 1000 ] || fail "--switch-output=1M: $total samples in all, want > 1000"
+# the closing line, as perf's, names the last piece and gives its samples
 said=$(samples_of "$T/size.sum")
-[ -z "$said" ] || [ "$said" -eq "$total" ] || fail "precord said $said samples, the pieces hold $total"
+[ -z "$said" ] || [ "$said" -eq "$last" ] || fail "precord said $said samples, the last piece holds $last"
 note "size: $n pieces of at most $(ls -l "$T/size/s".* | awk '$5 > m { m = $5 } END { print m }') bytes, $total samples"
 
 # (b) Time: a piece per second, then the last at exit. The marker makes
@@ -195,4 +197,19 @@ if ! contiguous 1 200 <"$T/small.markers" >"$T/small.gaps"; then
 else
 	note "small size: $n pieces, markers 1..200"
 fi
+
+# A command's later pieces: its own process tree, not every task on the
+# machine, and a child it starts after the first piece resolves in them.
+mkdir -p "$T/tree" && (cd "$T/tree" &&
+	"$PRECORD" -q --switch-output=1s -o t.data -- bash -c "sleep 1.2; $MATMUL -n 300 -r 300 >/dev/null" \
+		>/dev/null 2>"$T/tree.err") || { cat "$T/tree.err"; fail "--switch-output of a command failed"; }
+pieces=$(ls "$T"/tree/t.data.* | wc -l)
+[ "$pieces" -ge 3 ] || fail "--switch-output=1s over 2 s and more: $pieces pieces"
+last=$(ls "$T"/tree/t.data.* | tail -1)
+comms=$(perf script -i "$last" --show-task-events -F comm 2>/dev/null | grep 'PERF_RECORD_COMM' |
+	awk '{ print $1 }' | sort -u | xargs)
+[ "$comms" = "bash matmul" ] || fail "the last piece's COMMs are '$comms', not the command's bash and matmul"
+perf report -i "$last" --stdio --sort dso 2>/dev/null | grep -v '^#' | grep -q 'unknown' &&
+	fail "the last piece's samples do not all resolve"
+note "a command's pieces: its own tree ($comms) in each of $pieces"
 exit 0
