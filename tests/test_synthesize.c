@@ -34,6 +34,7 @@
 #include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/threadmap.h"
+#include "precord/util.h"
 #include "helpers.h"
 
 #define ID_HDR	24	/* e.g. TID | TIME | IDENTIFIER */
@@ -1176,6 +1177,56 @@ static void test_fake_long_line(void **state)
 	collector__reset(&c);
 }
 
+/*
+ * synthesize__tree(): the roots and every process below them by PPid, in
+ * pid order; a process above a root, beside it, or in a PPid cycle is not.
+ */
+static void test_fake_tree(void **state)
+{
+	static const struct { int pid, ppid; } procs[] = {
+		{ 1, 0 }, { 10, 1 }, { 20, 10 }, { 25, 1 }, { 30, 20 }, { 40, 25 }, { 50, 30 },
+		{ 60, 61 }, { 61, 60 },
+	};
+	struct synth_paths paths = fake_paths();
+	struct collector c = { 0 };
+	struct synth_opts o;
+	char rel[64], buf[1024];
+	pid_t roots[] = { 10, 40 }, seen[16];
+	size_t i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(procs); i++) {
+		int pid = procs[i].pid;
+
+		snprintf(rel, sizeof(rel), "proc3/%d/status", pid);
+		write_text(rel, status_of(buf, sizeof(buf), "p", pid, pid, procs[i].ppid, false));
+		snprintf(rel, sizeof(rel), "proc3/%d/task/%d/status", pid, pid);
+		write_text(rel, status_of(buf, sizeof(buf), "p", pid, pid, procs[i].ppid, false));
+	}
+	paths.proc = tpath("proc3");
+	opts_init(&o, 8);
+	o.paths = &paths;
+	o.no_mmap = true;
+	assert_int_equal(synthesize__tree(&o, roots, 2, collector__emit, &c), 0);
+	check_stream(&c, 8);
+	for (i = 0; i < c.nr; i++) {
+		const struct perf_record_fork *f = (const void *)c.recs[i].data;
+
+		if (f->header.type == PERF_RECORD_FORK && n < ARRAY_SIZE(seen))
+			seen[n++] = (pid_t)f->pid;
+	}
+	assert_int_equal(n, 5);		/* 10, 20, 30, 40, 50 */
+	assert_int_equal(seen[0], 10);
+	assert_int_equal(seen[1], 20);
+	assert_int_equal(seen[2], 30);
+	assert_int_equal(seen[3], 40);
+	assert_int_equal(seen[4], 50);
+	collector__reset(&c);
+	/* no root that runs: nothing */
+	roots[0] = 999;
+	assert_int_equal(synthesize__tree(&o, roots, 1, collector__emit, &c), 0);
+	assert_int_equal(c.nr, 0);
+}
+
 /* The mount point, when /proc/mounts has a hugetlbfs (checked with getmntent). */
 static void test_hugetlbfs_mountpoint(void **state)
 {
@@ -1917,6 +1968,7 @@ int main(void)
 		cmocka_unit_test(test_fake_thread_map),
 		cmocka_unit_test(test_fake_timeout),
 		cmocka_unit_test(test_fake_long_line),
+		cmocka_unit_test(test_fake_tree),
 		cmocka_unit_test(test_fake_namespaces),
 		cmocka_unit_test(test_self_namespaces),
 		cmocka_unit_test(test_fake_cgroups),
