@@ -769,56 +769,17 @@ static void record__name_dummy(struct evsel *evsel)
  * start for other targets) while the events wait, so the samples taken
  * after the delay, and in every -D range, resolve.
  */
-int record__config(struct record *rec)
+/*
+ * perf's record__auxtrace_init(): -S, --aux-sample and the aux-sample-size=
+ * term need an AUX area event (Intel PT, CoreSight...), and precord records
+ * none. 0, or -EINVAL after perf's line.
+ */
+static int record__check_aux(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
-	struct evsel *evsel, *tracking, *first = evlist__first(rec->evlist);
-	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
-	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
-			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
-	bool delayed = rec->opts.delay_ms != 0;
-	/* --overwrite: tracking records must not be overwritten with the samples. */
-	bool own_tracking = ((rec->system_wide || delayed) && !first_dummy) || rec->opts.overwrite;
-	bool workload = rec->opts.argc > 0 && !rec->system_wide && !record__task_target(&rec->opts);
+	struct evsel *evsel;
 	int i;
 
-	if (own_tracking) {
-		struct perf_event_attr attr = {
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_DUMMY,
-			.exclude_guest = 0,
-			.sample_period = 1,
-		};
-
-		evsel = evsel__new(&attr, "dummy:HG");
-		if (!evsel || evlist__add(rec->evlist, evsel)) {
-			evsel__delete(evsel);
-			return -ENOMEM;
-		}
-	}
-	if (rec->opts.group)
-		record__set_leader(rec->evlist);
-	tracking = own_tracking ? rec->evlist->entries[rec->evlist->nr_entries - 1]
-				: evlist__first(rec->evlist);
-	evlist__for_each_evsel(rec->evlist, evsel, i) {
-		int err = record__config_evsel(rec, evsel, evsel == tracking,
-					       own_tracking && evsel == tracking);
-
-		if (err)
-			return err;
-	}
-	evlist__for_each_evsel(rec->evlist, evsel, i)
-		record__config_leader_sampling(evsel);
-	/*
-	 * An overwrite term: that event's rings are backward ones, read as
-	 * --overwrite's are, at a snapshot and at the end.
-	 */
-	if (evlist__has_backward(rec->evlist))
-		rec->opts.overwrite = true;
-	/*
-	 * perf's record__auxtrace_init(): -S and --aux-sample need an AUX
-	 * area event (Intel PT, CoreSight...), and precord records none.
-	 */
 	if ((o->snapshot_opts || o->aux_sample_opts) && o->threads_spec) {
 		fprintf(stderr, "precord: AUX area tracing options are not available in parallel "
 			"streaming mode.\n");
@@ -834,7 +795,6 @@ int record__config(struct record *rec)
 			"event, and precord records none)\n");
 		return -EINVAL;
 	}
-	/* perf: aux-sample-size= needs an AUX area event, and precord records none. */
 	evlist__for_each_evsel(rec->evlist, evsel, i) {
 		if (evsel->terms.set & EVSEL_TERM_AUX_SAMPLE_SIZE) {
 			fprintf(stderr, "precord: No AUX area event to sample (%s asks for "
@@ -843,22 +803,87 @@ int record__config(struct record *rec)
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* The dummy event record__config() adds to carry the side-band: 0 or -ENOMEM. */
+static int record__add_tracking_dummy(struct record *rec)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.exclude_guest = 0,
+		.sample_period = 1,
+	};
+	struct evsel *evsel = evsel__new(&attr, "dummy:HG");
+
+	if (!evsel || evlist__add(rec->evlist, evsel)) {
+		evsel__delete(evsel);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The side-band's event, once every attr is set: the added dummy (on from
+ * the start, or from the workload's exec with -D, as perf's), else the first
+ * event (a given dummy on from the start system-wide).
+ */
+static void record__set_tracking(struct record *rec, struct evsel *first, bool own_tracking)
+{
+	bool delayed = rec->opts.delay_ms != 0;
+	bool workload = rec->opts.argc > 0 && !rec->system_wide && !record__task_target(&rec->opts);
+	struct evsel *evsel;
+
 	if (own_tracking) {
 		evsel = rec->evlist->entries[rec->evlist->nr_entries - 1];
 		record__config_tracking(rec, evsel);
-		evsel->attr.disabled = 0;
-		evsel->attr.enable_on_exec = 0;
-		if (delayed && workload) {	/* on from the exec, as perf's */
-			evsel->attr.disabled = 1;
-			evsel->attr.enable_on_exec = 1;
-		}
+		evsel->attr.disabled = delayed && workload;
+		evsel->attr.enable_on_exec = delayed && workload;
 		record__name_dummy(evsel);
-	} else {
-		record__config_tracking(rec, first);
-		if (rec->system_wide) {	/* the given dummy, on from the start as perf's would be */
-			first->attr.disabled = 0;
-			first->attr.enable_on_exec = 0;
-		}
+		return;
 	}
+	record__config_tracking(rec, first);
+	if (rec->system_wide) {	/* the given dummy, on from the start as perf's would be */
+		first->attr.disabled = 0;
+		first->attr.enable_on_exec = 0;
+	}
+}
+
+int record__config(struct record *rec)
+{
+	struct evsel *evsel, *tracking, *first = evlist__first(rec->evlist);
+	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
+	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
+			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
+	bool delayed = rec->opts.delay_ms != 0;
+	/* --overwrite: tracking records must not be overwritten with the samples. */
+	bool own_tracking = ((rec->system_wide || delayed) && !first_dummy) || rec->opts.overwrite;
+	int i, err;
+
+	if (own_tracking && (err = record__add_tracking_dummy(rec)))
+		return err;
+	if (rec->opts.group)
+		record__set_leader(rec->evlist);
+	tracking = own_tracking ? rec->evlist->entries[rec->evlist->nr_entries - 1]
+				: evlist__first(rec->evlist);
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		err = record__config_evsel(rec, evsel, evsel == tracking,
+					   own_tracking && evsel == tracking);
+		if (err)
+			return err;
+	}
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		record__config_leader_sampling(evsel);
+	/*
+	 * An overwrite term: that event's rings are backward ones, read as
+	 * --overwrite's are, at a snapshot and at the end.
+	 */
+	if (evlist__has_backward(rec->evlist))
+		rec->opts.overwrite = true;
+	err = record__check_aux(rec);
+	if (err)
+		return err;
+	record__set_tracking(rec, first, own_tracking);
 	return 0;
 }
