@@ -189,6 +189,8 @@ static void tid_vec__sort_unique(struct tid_vec *v)
 {
 	int i, j = 0;
 
+	if (v->nr < 2)
+		return;	/* nothing to sort, and qsort() must not see an empty vector's NULL */
 	qsort(v->ids, v->nr, sizeof(pid_t), cmp_pid);
 	for (i = 0; i < v->nr; i++) {
 		if (i == 0 || v->ids[i] != v->ids[j - 1])
