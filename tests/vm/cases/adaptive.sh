@@ -11,9 +11,10 @@
 # Then the same recording with user-space samples only (cpu-clock:u), only
 # the first node busy, and the events on from 500 ms to 2500 ms (-D), after
 # precord's own start-up work and before its teardown, which run on every
-# CPU: the other nodes' CPUs then run nothing in user space, their rings
-# take no records and cannot back up; a helper on any of them fails the
-# case.
+# CPU. The other nodes run little in user space (precord's own threads,
+# the guest's housekeeping), and under emulation even that can fill a
+# 32 KiB ring of 4 KiB stacks: a helper there is right only for a ring that
+# backed up, and its line must say so.
 guest() {
 	local busy
 	busy=$(node_cpus "$(cpu_nodes | awk '{ print $1 }')" | tr ' ' ,)
@@ -32,9 +33,10 @@ guest() {
 		-o "$D/quiet.data" -- taskset -c "$busy" "$SPIN" 3 100
 }
 
-# The quiet-nodes recording: helpers, if any, only on the busy node.
+# The quiet-nodes recording: a helper on the busy node or on a ring that
+# backed up, nowhere else; the count per node is reported.
 check_quiet() {
-	local busy_node=$1 line helper lead node n=0
+	local busy_node=$1 line helper lead node busy=0 other=0
 	want_rc quiet
 	read_clean "$D/quiet.data" quiet
 	[ "$(samples quiet)" = "$(summary_samples quiet)" ] ||
@@ -44,10 +46,15 @@ check_quiet() {
 		lead=${helper#prec-rd/}
 		lead=${lead%%.*}
 		node=$(sed -n "s/^\[ precord: node \([0-9]*\) (prec-rd\/$lead): .*/\1/p" "$D/quiet.err")
-		[ "$node" = "$busy_node" ] || fail "quiet nodes: $helper added on node $node, which ran nothing ($line)"
-		n=$((n + 1))
+		if [ "$node" = "$busy_node" ]; then
+			busy=$((busy + 1))
+			continue
+		fi
+		echo "$line" | grep -Eq ': (the kernel lost [1-9][0-9]* records|rings (7[5-9]|[89][0-9]|100)% full when read)' ||
+			fail "quiet nodes: $helper added on quiet node $node with no ring backing up ($line)"
+		other=$((other + 1))
 	done < <(grep ' added at ' "$D/quiet.err")
-	note "quiet nodes: $n helper runs, all on the busy node $busy_node"
+	note "quiet nodes: $busy helper runs on the busy node $busy_node, $other on quiet nodes (each for a ring that backed up)"
 }
 
 # The node of streaming thread prec-rd/T, from its node line in the summary.
