@@ -4,6 +4,11 @@ guest() {
 }
 
 check() {
+	# perf's serial layout orders records by its FINISHED_ROUNDs alone; under
+	# emulation a vCPU can stall between a sample's time stamp and its write
+	# into the ring for two rounds, and perf's reader says so (perf record's
+	# own serial file has the same limit; the default layouts merge by time)
+	PERF_ALLOW='^(Warning:)?$|^[0-9]+ out of order events recorded\.$'
 	want_rc rec
 	read_clean "$D/rec.data" rec
 	want_all_cpus rec
