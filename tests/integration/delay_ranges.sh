@@ -38,8 +38,9 @@ perf evlist -v -i "$T/r.data" 2>/dev/null | grep '^dummy' | grep -q 'enable_on_e
 	fail "no dummy enabled on exec to carry the side-band through the delay"
 note "-D 100-300,600-800: $n samples, all in the ranges; ended after ${took} ms"
 
-# --- a plain delay: samples from 200 ms on, symbols resolved
-"$PRECORD" -q -D 200 -F 1000 -o "$T/d.data" -- "$MATMUL" -n 400 -r 6 >/dev/null 2>"$T/d.err" ||
+# --- a plain delay: samples from 200 ms on, symbols resolved (a workload
+# of a second or more, which the delay does not outlast)
+"$PRECORD" -q -D 200 -F 1000 -o "$T/d.data" -- "$MATMUL" -n 400 -r 60 >/dev/null 2>"$T/d.err" ||
 	{ cat "$T/d.err"; fail "precord -D 200 failed"; }
 first=$(sample_ms "$T/d.data" | sort -n | head -1)
 [ -n "$first" ] && [ "$first" -ge 160 ] || fail "-D 200: a sample at ${first:-none} ms"
