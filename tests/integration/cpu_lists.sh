@@ -13,6 +13,12 @@ export LC_ALL=C
 
 ncpu=$(nproc --all)
 [ "$ncpu" -ge 2 ] || skip "needs 2 CPUs"
+# An idle CPU need not take cpu-clock samples: a light spinner on every CPU
+# gives each recorded CPU something to sample.
+SPIN=${SPIN:-$TOP/build/tests/spin}
+[ -x "$SPIN" ] || fail "no spinner at $SPIN (run make)"
+"$SPIN" 0 20 & spinner=$!
+trap 'kill "$spinner" 2>/dev/null; wait "$spinner" 2>/dev/null; cleanup_test' EXIT
 
 # sample_cpus FILE: the CPUs FILE has samples from, as numbers
 sample_cpus() {
