@@ -26,9 +26,13 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "precord/kcore.h"
 #include "precord/output.h"
 
 #define JOURNAL_NAME	"merge.journal"
+
+/* The files of a --kcore copy, in KCORE_DIR_NAME inside a recording directory. */
+static const char *const kcore_names[] = { "kallsyms", "modules", "kcore" };
 
 /* "data", "data.N" (N decimal), or the merge's journal: the files a recording directory holds. */
 static bool recording_file_name(const char *name)
@@ -65,6 +69,47 @@ static DIR *open_dir_nofollow(const char *path)
 	return d;
 }
 
+/* Whether name in parent is a --kcore copy: a directory (not a link) of its three files, no more. */
+static bool is_kcore_dir(int parent, const char *name)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	bool ok = d != NULL;
+	struct dirent *de;
+	struct stat st;
+	size_t i;
+
+	if (fd >= 0 && !d)
+		close(fd);
+	while (ok && (de = readdir(d))) {
+		if (dot_name(de->d_name))
+			continue;
+		for (i = 0; i < sizeof(kcore_names) / sizeof(kcore_names[0]); i++)
+			if (!strcmp(de->d_name, kcore_names[i]))
+				break;
+		ok = i < sizeof(kcore_names) / sizeof(kcore_names[0]) &&
+		     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     S_ISREG(st.st_mode);
+	}
+	if (d)
+		closedir(d);
+	return ok;
+}
+
+/* A --kcore copy's files, then its directory, in parent; nothing followed. */
+static void remove_kcore_dir(int parent)
+{
+	int fd = openat(parent, KCORE_DIR_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	size_t i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < sizeof(kcore_names) / sizeof(kcore_names[0]); i++)
+		unlinkat(fd, kcore_names[i], 0);
+	close(fd);
+	unlinkat(parent, KCORE_DIR_NAME, AT_REMOVEDIR);	/* anything else in it: it stays */
+}
+
 bool output__is_recording_dir(const char *path)
 {
 	DIR *d = open_dir_nofollow(path);
@@ -75,6 +120,10 @@ bool output__is_recording_dir(const char *path)
 	while (ok && (de = readdir(d))) {
 		if (dot_name(de->d_name))
 			continue;
+		if (!strcmp(de->d_name, KCORE_DIR_NAME)) {
+			ok = is_kcore_dir(dirfd(d), de->d_name);
+			continue;
+		}
 		ok = recording_file_name(de->d_name) &&
 		     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		     S_ISREG(st.st_mode);
@@ -143,6 +192,7 @@ int output__remove_dir(const char *dir, const char *keep)
 		if (!dot_name(de->d_name) && recording_file_name(de->d_name) &&
 		    strcmp(de->d_name, JOURNAL_NAME))
 			unlink_unless(dirfd(d), de->d_name, keep ? &ks : NULL);
+	remove_kcore_dir(dirfd(d));
 	/* the journal last: until it goes, it says what the directory is */
 	unlink_unless(dirfd(d), JOURNAL_NAME, keep ? &ks : NULL);
 	closedir(d);
