@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "precord/builtin.h"
 #include "precord/merge.h"
 #include "precord/compress.h"
+#include "precord/kcore.h"
 #include "precord/util.h"
 
 #define MERGE_COMP_DEFAULT	1		/* -z without a level */
@@ -153,6 +155,16 @@ static void merge__summary(const char *out, const struct merge_stats *st)
 		st->resumed ? "; finished the merge that was killed" : "");
 }
 
+/* Whether dir holds a --kcore copy, which a merge into one file would drop. */
+static bool merge__has_kcore(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KCORE_DIR_NAME);
+	return lstat(path, &st) == 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_args a = { 0 };
@@ -169,6 +181,12 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) {
 		fprintf(stderr, "precord: %s is neither a directory nor a perf.data file\n", a.dir);
+		return 1;
+	}
+	if (S_ISDIR(sb.st_mode) && merge__has_kcore(a.dir)) {
+		fprintf(stderr, "precord: %s holds a copy of the kernel's text (%s, from --kcore), "
+			"which one perf.data file cannot: perf report reads the directory as it is\n",
+			a.dir, KCORE_DIR_NAME);
 		return 1;
 	}
 	if (a.out)

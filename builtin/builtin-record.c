@@ -334,7 +334,8 @@ static int record__start_streams(struct record *rec)
 	 * where their records lie, so the merge need not walk them. Without
 	 * one (no memory, an unreadable header) the merge walks.
 	 */
-	if (rec->threaded && !o->no_merge && !o->comp_level && !o->switch_output && !o->overwrite)
+	if (rec->threaded && !o->no_merge && !o->kcore && !o->comp_level && !o->switch_output &&
+	    !o->overwrite)
 		rec->index = cfg.index = merge_index__new(rec->staging, rec->evlist->nr_rings, 0);
 	err = streams__init(&rec->streams, rec->evlist, &cfg, msg, sizeof(msg));
 	if (err) {
@@ -612,7 +613,8 @@ static int record__check_threads(struct record *rec, bool final)
 	 * merge puts the records written at the end ahead of the samples);
 	 * so does --mmap-output, which lost more into one file
 	 * (raw_syscalls:* -m 8, 6 runs each: a median of 8.4% of the
-	 * records against 1.7% into data.N).
+	 * records against 1.7% into data.N). With --kcore the one thread's
+	 * file is the directory's data, perf's --kcore layout.
 	 */
 	if (final && err == 1 && !o->no_merge && !o->overwrite && !o->switch_output &&
 	    !o->mmap_output && !o->tail_synthesize) {
@@ -772,6 +774,8 @@ static int record__end(struct record *rec, int err)
 		streams__exit(&rec->streams);
 		if (rec->threaded)
 			remove_staging(rec->staging);
+		else if (rec->opts.kcore)
+			remove_staging(rec->path);	/* the directory --kcore made at the output */
 		else if (!rec->device && !rec->pipe)
 			unlink(rec->data_path);
 		return err;
@@ -879,14 +883,21 @@ static int record__setup_env(struct record *rec)
 	const struct record_opts *o = &rec->opts;
 	char dir[PATH_MAX];
 
-	if (o->kcore && access("/proc/kcore", R_OK)) {
-		fprintf(stderr, "precord: kcore is not readable: /proc/kcore: %s (--kcore needs a "
-			"kernel with CONFIG_PROC_KCORE, and root)\n", strerror(errno));
-		return -1;
-	}
+	int fd;
+
 	if (o->kcore) {
-		fprintf(stderr, "precord: --kcore: copying /proc/kcore into the output directory "
-			"is not supported by precord yet; drop --kcore\n");
+		fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "precord: kcore is not readable: /proc/kcore: %s (--kcore needs "
+				"a kernel with CONFIG_PROC_KCORE, and root)\n", strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	if (o->kcore && (o->switch_output || o->timestamp_filename)) {
+		fprintf(stderr, "precord: --kcore makes the output one directory, which %s would "
+			"rename as it goes; drop one of them\n",
+			o->switch_output ? "--switch-output" : "--timestamp-filename");
 		return -1;
 	}
 	if (!build_id_cache__dir(o->buildid_dir, dir, sizeof(dir)))

@@ -730,7 +730,7 @@ static void record__config_tracking(struct record *rec, struct evsel *evsel)
 	attr->comm = 1;
 	attr->comm_exec = 1;
 	attr->task = 1;
-	attr->ksymbol = 1;
+	attr->ksymbol = !rec->opts.kcore;	/* --kcore: on the text-poke dummy, everywhere */
 	attr->bpf_event = !rec->opts.no_bpf_event;
 	attr->context_switch = rec->opts.switch_events;
 	attr->build_id = rec->opts.buildid_mmap;
@@ -825,6 +825,43 @@ static int record__add_tracking_dummy(struct record *rec)
 }
 
 /*
+ * --kcore: perf's text-poke dummy ("dummy:u"), for the changes the kernel
+ * makes to its own text after the copy (static keys, ftrace, BPF
+ * trampolines): PERF_RECORD_TEXT_POKE and KSYMBOL, from the start. perf
+ * opens it on every CPU whatever the target; precord's events share one
+ * set of maps, so with a task target it sees what the kernel changes while
+ * those tasks run. 0 or -ENOMEM.
+ */
+static int record__add_text_poke_dummy(struct record *rec)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_period = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_guest = 1,
+	};
+	struct evsel *evsel = evsel__new(&attr, "dummy:u");
+
+	if (!evsel || evlist__add(rec->evlist, evsel)) {
+		evsel__delete(evsel);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After record__config_evsel(): what makes it the text-poke dummy, on from the start. */
+static void record__set_text_poke(struct evsel *evsel)
+{
+	evsel->attr.text_poke = 1;
+	evsel->attr.ksymbol = 1;
+	evsel->attr.sample_type |= PERF_SAMPLE_TIME;
+	evsel->attr.disabled = 0;
+	evsel->attr.enable_on_exec = 0;
+}
+
+/*
  * The side-band's event, once every attr is set: the added dummy (on from
  * the start, or from the workload's exec with -D, as perf's), else the first
  * event (a given dummy on from the start system-wide).
@@ -852,7 +889,7 @@ static void record__set_tracking(struct record *rec, struct evsel *first, bool o
 
 int record__config(struct record *rec)
 {
-	struct evsel *evsel, *tracking, *first = evlist__first(rec->evlist);
+	struct evsel *evsel, *tracking, *text_poke = NULL, *first = evlist__first(rec->evlist);
 	/* perf: a dummy event given first (-e dummy, duration_time) carries it itself */
 	bool first_dummy = first && first->attr.type == PERF_TYPE_SOFTWARE &&
 			   first->attr.config == PERF_COUNT_SW_DUMMY && !rec->opts.overwrite;
@@ -861,6 +898,12 @@ int record__config(struct record *rec)
 	bool own_tracking = ((rec->system_wide || delayed) && !first_dummy) || rec->opts.overwrite;
 	int i, err;
 
+	if (rec->opts.kcore) {
+		err = record__add_text_poke_dummy(rec);
+		if (err)
+			return err;
+		text_poke = rec->evlist->entries[rec->evlist->nr_entries - 1];
+	}
 	if (own_tracking && (err = record__add_tracking_dummy(rec)))
 		return err;
 	if (rec->opts.group)
@@ -885,5 +928,7 @@ int record__config(struct record *rec)
 	if (err)
 		return err;
 	record__set_tracking(rec, first, own_tracking);
+	if (text_poke)
+		record__set_text_poke(text_poke);
 	return 0;
 }

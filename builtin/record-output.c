@@ -29,6 +29,7 @@
 #include "record.h"
 #include "precord/compress.h"
 #include "precord/host-memory.h"
+#include "precord/kcore.h"
 #include "precord/output.h"
 #include "precord/pipe.h"
 #include "precord/synthesize.h"
@@ -64,6 +65,7 @@ static int record__setup_pipe(struct record *rec)
 	struct record_opts *o = &rec->opts;
 	const char *where = strcmp(rec->path, "-") ? "a FIFO at -o" : "to stdout";
 	const char *why = o->no_merge ? "--no-merge keeps the streaming threads' directory" :
+			  o->kcore ? "--kcore keeps a copy of the kernel's text in a directory" :
 			  o->switch_output ? "--switch-output starts new output files" :
 			  o->overwrite ? "--overwrite (or an overwrite event term) keeps its snapshots in the threads' files" : NULL;
 
@@ -208,10 +210,10 @@ int record__check_output(struct record *rec)
 	default:
 		return 0;
 	}
-	if (o->switch_output || o->no_merge) {
+	if (o->switch_output || o->no_merge || o->kcore) {
 		fprintf(stderr, "precord: '%s' is a device: %s writes files next to the output; "
 			"give -o a file name\n", rec->path,
-			o->switch_output ? "--switch-output" : "--no-merge");
+			o->switch_output ? "--switch-output" : o->no_merge ? "--no-merge" : "--kcore");
 		return -EINVAL;
 	}
 	rec->device = true;
@@ -289,6 +291,56 @@ static int record__make_staging(struct record *rec)
 	return 0;
 }
 
+/*
+ * --kcore with one file: the output is a directory holding it as "data",
+ * perf's --kcore layout (no DIR_FORMAT: nothing to sort). What stood at
+ * the path goes aside as FILE.old first.
+ */
+static int record__make_kcore_output(struct record *rec)
+{
+	int err = record__keep_old(rec);
+
+	if (err)
+		return err;
+	if (snprintf(rec->data_path, sizeof(rec->data_path), "%s/data", rec->path) >=
+	    (int)sizeof(rec->data_path)) {
+		fprintf(stderr, "precord: the output name '%s' is too long\n", rec->path);
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(rec->path, 0700) < 0) {
+		err = -errno;
+		fprintf(stderr, "precord: cannot create the directory '%s': %s; choose another "
+			"place with -o\n", rec->path, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * --kcore: the kernel's text, kallsyms and modules into DIR/kcore_dir,
+ * once the events are open and before the first record, as perf record
+ * copies them. On failure the directory goes, with the data file.
+ */
+static int record__copy_kcore(struct record *rec)
+{
+	const char *dir = rec->threaded ? rec->staging : rec->path;
+	char kdir[PATH_MAX], msg[2 * PATH_MAX + 128] = "";
+	int err;
+
+	if (snprintf(kdir, sizeof(kdir), "%s/%s", dir, KCORE_DIR_NAME) >= (int)sizeof(kdir)) {
+		fprintf(stderr, "precord: the output name '%s' is too long\n", rec->path);
+		return -ENAMETOOLONG;
+	}
+	err = kcore__copy("/proc", kdir, msg, sizeof(msg));
+	if (!err)
+		return 0;
+	fprintf(stderr, "precord: --kcore: %s\n", msg);
+	close(rec->out_fd);
+	rec->out_fd = -1;
+	remove_staging(dir);
+	return err;
+}
+
 int record__open_output(struct record *rec)
 {
 	char msg[PATH_MAX + 128];
@@ -311,6 +363,10 @@ int record__open_output(struct record *rec)
 		err = record__make_staging(rec);
 		if (err)
 			return err;
+	} else if (rec->opts.kcore) {
+		err = record__make_kcore_output(rec);
+		if (err)
+			return err;
 	} else {
 		err = record__keep_old(rec);
 		if (err)
@@ -323,9 +379,11 @@ int record__open_output(struct record *rec)
 		fprintf(stderr, "precord: %s\n", msg);
 		if (rec->threaded)
 			rmdir(rec->staging);
+		else if (rec->opts.kcore)
+			rmdir(rec->path);
 		return err;
 	}
-	return 0;
+	return rec->opts.kcore ? record__copy_kcore(rec) : 0;
 }
 
 /* ---- the start of a data file ------------------------------------------ */
@@ -811,7 +869,7 @@ int record__finish_dir(struct record *rec, const char *staging, const char *path
 	char msg[2 * PATH_MAX] = "";
 	int err;
 
-	if (rec->opts.no_merge)
+	if (rec->opts.no_merge || rec->opts.kcore)	/* a perf.data file cannot hold kcore_dir */
 		return record__keep_dir(staging, path);
 	if (full) {
 		fprintf(stderr, "precord: no room to merge: '%s' keeps perf's directory layout "
