@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "precord/addr-filter.h"
 #include "precord/parse-events.h"
 #include "precord/pmu.h"
 
@@ -168,6 +169,30 @@ static int record__add_cgroups(struct record *rec, int event)
 	return 0;
 }
 
+/*
+ * The address filters of the events whose PMU has them, once every
+ * --filter is in (perf's auxtrace_parse_filters()): symbols resolved, the
+ * kernel's numeric string left in evsel->filter for
+ * PERF_EVENT_IOC_SET_FILTER. 0 or -errno, said.
+ */
+static int record__resolve_addr_filters(struct record *rec)
+{
+	struct evsel *evsel;
+	char msg[2048];
+	int i, err;
+
+	evlist__for_each_evsel(rec->evlist, evsel, i) {
+		err = addr_filter__apply(evsel, NULL, NULL, msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, "precord: %s\n", msg);
+			return err;
+		}
+		if (evsel->filter && rec->opts.verbose && !evsel__is_tracepoint(evsel))
+			fprintf(stderr, "precord: Address filter: %s\n", evsel->filter);
+	}
+	return 0;
+}
+
 int record__parse_events(struct record *rec)
 {
 	struct parse_events_error err = { .msg = "" };
@@ -186,6 +211,9 @@ int record__parse_events(struct record *rec)
 		if (ret)
 			return ret;
 	}
+	ret = record__resolve_addr_filters(rec);
+	if (ret)
+		return ret;
 	if (rec->evlist->nr_entries == 0) {
 		ret = parse_events__default(rec->evlist, &err);
 		if (ret) {
