@@ -79,7 +79,9 @@ static int record__add_filters(struct record *rec, int event, int first)
 					evsel->name);
 				return -EINVAL;
 			}
-			if (evsel__append_filter(evsel, o->filters[f].filter))
+			if (evsel__is_tracepoint(evsel) ?
+			    evsel__append_filter(evsel, o->filters[f].filter) :
+			    addr_filter__append(evsel, o->filters[f].filter))
 				return -ENOMEM;
 		}
 	}

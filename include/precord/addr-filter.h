@@ -29,6 +29,13 @@ int addr_filter__resolve(const char *filter, int max_nr, const char *kallsyms, c
 struct evsel;
 
 /*
+ * One --filter's text added to evsel's: joined by " , ", so that the last
+ * word of each (perf's grammar ends a symbol name at a space only) stays
+ * apart from the next filter's. 0 or -ENOMEM.
+ */
+int addr_filter__append(struct evsel *evsel, const char *filter);
+
+/*
  * The filter --filter gave evsel (evsel->filter, several joined by commas)
  * resolved in place when its PMU takes address filters (nr_addr_filters
  * under pmu_root, NULL: the machine's sysfs); left as it is otherwise. 0,
