@@ -27,7 +27,11 @@ enum output_kind {
  */
 enum output_kind output__kind(const char *path);
 
-/* Whether path is a directory holding a recording's data and data.N files and nothing else. */
+/*
+ * Whether path is a directory holding a recording's data and data.N files
+ * and nothing else but a --kcore copy (kcore_dir with kallsyms, modules
+ * and kcore).
+ */
 bool output__is_recording_dir(const char *path);
 
 /*
@@ -48,8 +52,9 @@ int output__keep_old(const char *path, char *msg, size_t len);
 int output__create(const char *path, char *msg, size_t len);
 
 /*
- * Remove a recording directory made by precord or perf: its data, data.N
- * and merge.journal (the journal last), then itself, without following a
+ * Remove a recording directory made by precord or perf: its data, data.N,
+ * kcore_dir's three files and kcore_dir, and merge.journal (the journal
+ * last), then itself, without following a
  * link at dir or in it. keep: a file that stays even if it is one of those
  * (a merge's output), or NULL. 0, or -errno: -ENOTEMPTY when it holds
  * anything else, which stays.
