@@ -882,7 +882,6 @@ static int record__setup_env(struct record *rec)
 {
 	const struct record_opts *o = &rec->opts;
 	char dir[PATH_MAX];
-
 	int fd;
 
 	if (o->kcore) {

@@ -327,11 +327,11 @@ static int record__copy_kcore(struct record *rec)
 	char kdir[PATH_MAX], msg[2 * PATH_MAX + 128] = "";
 	int err;
 
-	if (snprintf(kdir, sizeof(kdir), "%s/%s", dir, KCORE_DIR_NAME) >= (int)sizeof(kdir)) {
-		fprintf(stderr, "precord: the output name '%s' is too long\n", rec->path);
-		return -ENAMETOOLONG;
-	}
-	err = kcore__copy("/proc", kdir, msg, sizeof(msg));
+	if (snprintf(kdir, sizeof(kdir), "%s/%s", dir, KCORE_DIR_NAME) >= (int)sizeof(kdir))
+		err = errbuf__set(msg, sizeof(msg), -ENAMETOOLONG, "the output name '%s' is too long",
+				  rec->path);
+	else
+		err = kcore__copy("/proc", kdir, msg, sizeof(msg));
 	if (!err)
 		return 0;
 	fprintf(stderr, "precord: --kcore: %s\n", msg);
