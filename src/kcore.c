@@ -177,9 +177,11 @@ static int kinfo__read_kallsyms(struct kinfo *ki, const char *path)
 static void kinfo__modules_line(struct kinfo *ki, char *line)
 {
 	char *x = strrchr(line, 'x'), *sp = strchr(line, ' '), *end;
+	const char *after;
 	u64 addr;
 
-	if (!x || !sp || parse__u64(x + 1, 16, &addr, NULL))
+	/* the address may be followed by taint flags: " (OE)" */
+	if (!x || !sp || parse__u64(x + 1, 16, &addr, &after))
 		return;
 	errno = 0;
 	strtoul(sp + 1, &end, 0);
@@ -621,7 +623,7 @@ static int kcore__copy_once(const char *from_dir, const char *to_dir, long page,
 	static const char *const texts[] = { "kallsyms", "modules" };
 	char from[PATH_MAX], to[PATH_MAX];
 	struct kinfo ki = { .page = (u64)page };
-	struct kelf e;
+	struct kelf e = { .phnum = 0 };
 	int in = -1, out = -1, err = 0;
 	size_t i;
 
