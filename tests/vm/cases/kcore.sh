@@ -11,6 +11,11 @@ guest() {
 	run perf perf record --kcore -a -F 1000 -e cpu-clock -o "$D/perf.data" -- "$SPIN" 1
 	run rec "$PRECORD" $MAPS --kcore -a -F 1000 -e cpu-clock -o "$D/rec.data" -- "$SPIN" 1
 	run one "$PRECORD" $MAPS --kcore --no-threads -a -F 1000 -e cpu-clock -o "$D/one.data" -- "$SPIN" 1
+	# what cannot hold a directory
+	run pipe "$PRECORD" --kcore -e cpu-clock -o - -- true
+	run dev "$PRECORD" --kcore -e cpu-clock -o /dev/null -- true
+	run sw "$PRECORD" --kcore --switch-output -e cpu-clock -o "$D/sw.data" -- true
+	return 0
 }
 
 # kernel_syms TAG: the kernel samples' "ip sym" lines of a perf script.
@@ -59,4 +64,10 @@ check() {
 		fail "rec: the streaming threads' layout has no data.N"
 	check_one one
 	diff <(ls "$D/perf.data") <(ls "$D/one.data") || fail "one: the directory is not perf's (data, kcore_dir)"
+	for t in pipe dev sw; do
+		[ "$(rc $t)" != 0 ] || fail "$t: --kcore succeeded"
+		[ "$(wc -l <"$D/$t.err")" = 1 ] || { cat "$D/$t.err"; fail "$t: --kcore refused in more than one line"; }
+	done
+	ls "$D" | grep -q '^sw\.data' && fail "sw: --kcore --switch-output left something on disk"
+	note "--kcore refused in one line with pipe output, a device and --switch-output: $(cat "$D/pipe.err")"
 }
