@@ -827,6 +827,7 @@ static void record__release_run(struct record *rec)
 	if (rec->out_fd >= 0)
 		close(rec->out_fd);
 	topology__delete(rec->topo);
+	bpf_progs__exit(&rec->bpf_progs);
 }
 
 /* The evlist: -e, the targets' maps, every attr. -1 to go on, else the exit status. */

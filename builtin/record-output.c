@@ -366,6 +366,26 @@ static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 	return rec->writer.error;
 }
 
+/*
+ * The BPF programs loaded now (as perf, whatever --synth says): a failure is
+ * a warning, as perf's; a user who may not list them gets none, said with -v.
+ */
+static int record__synth_bpf(struct record *rec, const struct synth_opts *so)
+{
+	bool listed;
+	int err = synthesize__bpf(so, record__emit, rec, &listed);
+
+	if (rec->writer.error)
+		return rec->writer.error;
+	if (err && !rec->opts.quiet)
+		fprintf(stderr, "precord: warning: cannot describe the loaded BPF programs (%s): "
+			"samples in them will not resolve\n", strerror(-err));
+	else if (!listed && rec->opts.verbose && !rec->opts.quiet)
+		fprintf(stderr, "precord: BPF programs not described: this user may not list "
+			"them\n");
+	return 0;
+}
+
 /* --all-cgroups: every cgroup, so that the samples' cgroup ids have names (a warning, as perf's). */
 static int record__synth_cgroups(struct record *rec, const struct synth_opts *so)
 {
@@ -428,11 +448,15 @@ static int record__synthesize(struct record *rec)
 	so.mmap_data = record__sample_address(o);
 	so.no_mmap = !(o->synth & SYNTH_MMAP);
 	so.namespaces = o->record_namespaces;
+	so.bpf_event = !o->no_bpf_event;
+	so.bpf_progs = &rec->bpf_progs;
 	so.stats = &stats;
 	so.bid_cache = buildid_cache__new();
 
 	if (o->synth != SYNTH_NO)
 		err = record__synth_kernel(rec, &so);
+	if (!err)
+		err = record__synth_bpf(rec, &so);
 	if (!err && (o->synth & SYNTH_CGROUP) && o->record_cgroup)
 		err = record__synth_cgroups(rec, &so);
 	if (!err && (o->synth & SYNTH_TASK))
@@ -491,6 +515,7 @@ static void record__start_env(const struct record *rec, struct header_env *env,
 		.compressed = rec->opts.comp_level > 0,
 		.comp_level = (u32)rec->opts.comp_level,
 		.comp_mmap_len = ZCOMP_MMAP_LEN,
+		.bpf_progs = &rec->bpf_progs,
 	};
 }
 
@@ -663,6 +688,7 @@ int record__finish_output(struct record *rec)
 		.clockid = rec->opts.clockid,
 		.no_buildid = true,
 		.dir_format = rec->threaded,
+		.bpf_progs = &rec->bpf_progs,
 	};
 	struct record_build_ids bids = { 0 };
 	u64 end, size, in, out;

@@ -21,6 +21,7 @@
 
 #include "precord/builtin.h"
 #include "precord/options.h"
+#include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/header.h"
 #include "precord/writer.h"
@@ -105,6 +106,7 @@ struct record {
 	u64			kept_samples;	/* after a write error: the samples in the files */
 	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
+	struct bpf_progs	bpf_progs;	/* the BPF programs described, for the header */
 	bool			rate_warned;	/* the -F cap was said (once, not per event) */
 	bool			regs_warned;	/* dwarf with --user-regs was said */
 	struct status		status;		/* the live line on a terminal */
