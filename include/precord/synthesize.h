@@ -2,7 +2,8 @@
 /*
  * synthesize.h — records describing what already runs when recording
  * starts: COMM, FORK and MMAP2 of every task in scope (from /proc), the
- * kernel map and modules, ID_INDEX, FINISHED_INIT. Each record goes to an
+ * kernel map and modules, the BPF programs loaded (synthesize-bpf.c),
+ * ID_INDEX, FINISHED_INIT. Each record goes to an
  * emit callback, complete, with the evlist's sample_id trailer (zeroed:
  * time 0 so perf delivers it before any kernel record).
  *
