@@ -407,14 +407,14 @@ void bpf_progs__exit(struct bpf_progs *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static bool bpf_progs__has_btf(const struct bpf_progs *p, u32 id)
+static const struct bpf_blob *bpf_progs__find_btf(const struct bpf_progs *p, u32 id)
 {
 	int i;
 
 	for (i = 0; p && i < p->nr_btfs; i++)
 		if (p->btfs[i].id == id)
-			return true;
-	return false;
+			return &p->btfs[i];
+	return NULL;
 }
 
 /* ---- the records --------------------------------------------------------- */
@@ -486,9 +486,10 @@ static int synth__prog_btf(struct synth *s, const struct bpf_prog_info *info,
 			   struct btf_view *btf, bool *has, u8 **owned)
 {
 	struct bpf_progs *p = s->o->bpf_progs;
+	const struct bpf_blob *kept;
 	size_t size;
 	u8 *blob;
-	int i, err;
+	int err;
 
 	*has = false;
 	*owned = NULL;
@@ -497,11 +498,10 @@ static int synth__prog_btf(struct synth *s, const struct bpf_prog_info *info,
 	if (info->nr_func_info != info->nr_jited_ksyms ||
 	    info->func_info_rec_size < sizeof(struct bpf_func_info))
 		return -EINVAL;
-	if (bpf_progs__has_btf(p, info->btf_id)) {
-		for (i = 0; p->btfs[i].id != info->btf_id; i++)
-			;
-		blob = p->btfs[i].data;
-		size = p->btfs[i].size;
+	kept = bpf_progs__find_btf(p, info->btf_id);
+	if (kept) {
+		blob = kept->data;
+		size = kept->size;
 	} else {
 		err = btf__fetch(s->o, info->btf_id, &blob, &size);
 		if (err)
