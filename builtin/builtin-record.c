@@ -824,6 +824,7 @@ static void record__release_run(struct record *rec)
 	for (i = 0; i < rec->nr_outputs; i++)
 		free(rec->outputs[i]);
 	free(rec->outputs);
+	synth_tree_snap__exit(&rec->tree_snap);
 	if (rec->out_fd >= 0)
 		close(rec->out_fd);
 	topology__delete(rec->topo);

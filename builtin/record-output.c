@@ -377,25 +377,38 @@ static int record__synth_cgroups(struct record *rec, const struct synth_opts *so
 	return rec->writer.error;
 }
 
+/* The recorded processes: the forked command and the -p/-t/-u tasks. */
+static pid_t *record__tree_roots(const struct record *rec, int *nr)
+{
+	const struct thread_map *threads = rec->evlist->threads;
+	pid_t *roots = calloc((size_t)threads->nr + 1, sizeof(*roots));
+	int i;
+
+	*nr = 0;
+	if (!roots)
+		return NULL;
+	if (rec->wl.pid > 0)
+		roots[(*nr)++] = rec->wl.pid;
+	for (i = 0; i < threads->nr; i++)
+		if (threads->map[i] > 0 && threads->map[i] != rec->wl.pid)
+			roots[(*nr)++] = threads->map[i];
+	return roots;
+}
+
 /*
  * Every later --switch-output file of a command or of -p/-t/-u tasks: the
  * processes recorded and every one they started since (perf synthesizes
- * only the command's own process there, so a child's samples go unknown).
+ * only the command's own process there, so a child's samples go unknown),
+ * and a process of the tree that exited since the switch as it was then.
  */
 static int record__synth_tree(struct record *rec, const struct synth_opts *so)
 {
-	const struct thread_map *threads = rec->evlist->threads;
-	int i, nr = 0, err;
-	pid_t *roots = calloc((size_t)threads->nr + 1, sizeof(*roots));
+	int nr, err;
+	pid_t *roots = record__tree_roots(rec, &nr);
 
 	if (!roots)
 		return -ENOMEM;
-	if (rec->wl.pid > 0)
-		roots[nr++] = rec->wl.pid;
-	for (i = 0; i < threads->nr; i++)
-		if (threads->map[i] > 0 && threads->map[i] != rec->wl.pid)
-			roots[nr++] = threads->map[i];
-	err = synthesize__tree(so, roots, nr, record__emit, rec);
+	err = synthesize__tree_since(so, roots, nr, &rec->tree_snap, record__emit, rec);
 	free(roots);
 	return err ? err : rec->writer.error;
 }
@@ -413,6 +426,51 @@ static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 	return synthesize__thread_map(so, rec->evlist->threads, record__emit, rec);
 }
 
+/* The options every synthesis of this recording uses. */
+static void record__synth_opts(const struct record *rec, struct synth_opts *so,
+			       struct synth_stats *stats)
+{
+	const struct record_opts *o = &rec->opts;
+
+	synth_opts__init(so);
+	so->id_hdr_size = evlist__id_hdr_size(rec->evlist);
+	so->proc_map_timeout_ms = o->proc_map_timeout;
+	so->build_id = o->buildid_mmap;
+	so->mmap_data = record__sample_address(o);
+	so->no_mmap = !(o->synth & SYNTH_MMAP);
+	so->namespaces = o->record_namespaces;
+	so->stats = stats;
+}
+
+/*
+ * Just before the streaming threads leave a --switch-output file: the
+ * process tree as it is, in memory, for the next file's synthesis to use
+ * for the processes that exit in between (record__synth_tree()). Only
+ * where the next file synthesizes the tree; a snapshot that cannot be
+ * taken leaves the next file with what /proc still shows.
+ */
+void record__snap_tree(struct record *rec)
+{
+	const struct record_opts *o = &rec->opts;
+	struct synth_stats stats = { 0 };
+	struct synth_opts so;
+	pid_t *roots;
+	int nr;
+
+	rec->tree_snap.len = 0;
+	if (rec->system_wide || !(o->synth & SYNTH_TASK) || !(o->synth & SYNTH_MMAP) ||
+	    o->tail_synthesize)
+		return;
+	roots = record__tree_roots(rec, &nr);
+	if (!roots)
+		return;
+	record__synth_opts(rec, &so, &stats);
+	so.bid_cache = buildid_cache__new();
+	synth_tree_snap__take(&rec->tree_snap, &so, roots, nr);
+	buildid_cache__delete(so.bid_cache);
+	free(roots);
+}
+
 static int record__synthesize(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -421,16 +479,8 @@ static int record__synthesize(struct record *rec)
 	char msg[256];
 	int err = 0;
 
-	synth_opts__init(&so);
-	so.id_hdr_size = evlist__id_hdr_size(rec->evlist);
-	so.proc_map_timeout_ms = o->proc_map_timeout;
-	so.build_id = o->buildid_mmap;
-	so.mmap_data = record__sample_address(o);
-	so.no_mmap = !(o->synth & SYNTH_MMAP);
-	so.namespaces = o->record_namespaces;
-	so.stats = &stats;
+	record__synth_opts(rec, &so, &stats);
 	so.bid_cache = buildid_cache__new();
-
 	if (o->synth != SYNTH_NO)
 		err = record__synth_kernel(rec, &so);
 	if (!err && (o->synth & SYNTH_CGROUP) && o->record_cgroup)
