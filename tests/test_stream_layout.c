@@ -628,24 +628,26 @@ static void test_host_numa(void **state)
 	topology__delete(topo);
 }
 
+#define phi_test(f)	cmocka_unit_test_setup_teardown(f, phi_setup, topo_teardown)
+#define eight_test(f)	cmocka_unit_test_setup_teardown(f, eight_setup, topo_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_phi_numa, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_core, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_cpu, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_package, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_spec_names, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_adaptive, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_intersect, phi_setup, topo_teardown),
+		phi_test(test_phi_numa),
+		phi_test(test_phi_core),
+		phi_test(test_phi_cpu),
+		phi_test(test_phi_package),
+		phi_test(test_spec_names),
+		phi_test(test_phi_adaptive),
+		phi_test(test_phi_intersect),
 		cmocka_unit_test(test_two_sockets),
 		cmocka_unit_test(test_node_os_index),
 		cmocka_unit_test(test_fit_allowed),
-		cmocka_unit_test_setup_teardown(test_user_masks, eight_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_user_errors, eight_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_user_overlap_unrecorded, eight_setup,
-						topo_teardown),
-		cmocka_unit_test_setup_teardown(test_other_errors, eight_setup, topo_teardown),
+		eight_test(test_user_masks),
+		eight_test(test_user_errors),
+		eight_test(test_user_overlap_unrecorded),
+		eight_test(test_other_errors),
 		cmocka_unit_test(test_offline_cpus),
 		cmocka_unit_test(test_host_numa),
 	};
