@@ -246,20 +246,16 @@ struct tdbuf {
 
 static int tdbuf__reserve(struct tdbuf *b, size_t more)
 {
-	size_t cap = b->cap ? b->cap : 16384;
 	char *data;
 
 	if (b->err)
 		return b->err;
 	if (b->len + more <= b->cap)
 		return 0;
-	while (cap < b->len + more)
-		cap *= 2;
-	data = realloc(b->data, cap);
+	data = buf__grow(b->data, &b->cap, b->len + more, 16384);
 	if (!data)
 		return b->err = -ENOMEM;
 	b->data = data;
-	b->cap = cap;
 	return 0;
 }
 
