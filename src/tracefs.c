@@ -467,6 +467,14 @@ out:
 	return err;
 }
 
+/* The end of a list read from dir: dir closed, the u32 at count_off made count. */
+static int tdbuf__end_list(struct tdbuf *b, DIR *dir, size_t count_off, u32 count, int err)
+{
+	closedir(dir);
+	tdbuf__patch_u32(b, count_off, count);
+	return err ? err : b->err;
+}
+
 /*
  * The formats of the recorded events of one system: u32 count, then per
  * event u64 size and the format text. A missing system gives count 0.
@@ -496,9 +504,7 @@ static int tracing_data__put_system(struct tdbuf *b, int events_fd, const char *
 			break;
 		count++;
 	}
-	closedir(dir);
-	tdbuf__patch_u32(b, count_off, count);
-	return err ? err : b->err;
+	return tdbuf__end_list(b, dir, count_off, count, err);
 }
 
 /* Every system but ftrace that has recorded events: u32 count, then each. */
@@ -525,9 +531,7 @@ static int tracing_data__put_systems(struct tdbuf *b, int events_fd,
 			break;
 		count++;
 	}
-	closedir(dir);
-	tdbuf__patch_u32(b, count_off, count);
-	return err ? err : b->err;
+	return tdbuf__end_list(b, dir, count_off, count, err);
 }
 
 static void tracing_data__put_header(struct tdbuf *b)
