@@ -702,6 +702,83 @@ void record__cut_ring_files(struct record *rec)
 	}
 }
 
+/*
+ * After a write error the data section ends at the last whole record in
+ * the file; *size, what the writer took, becomes that and the file is cut
+ * there.
+ */
+static int record__cut_data(struct record *rec, u64 *size)
+{
+	struct stat st;
+
+	/*
+	 * What the writer took and what reached the file differ after
+	 * an error (an --aio write that failed after the ones before it
+	 * succeeded): a record whose start is there and whose end is
+	 * not must not count, so the walk ends at the file's end.
+	 */
+	if (!rec->device && fstat(rec->out_fd, &st) == 0 &&
+	    (u64)st.st_size < rec->data_offset + *size)
+		*size = (u64)st.st_size > rec->data_offset ?
+			(u64)st.st_size - rec->data_offset : 0;
+	if (!rec->threaded) {
+		/* the samples the file keeps: what the closing line announces */
+		rec->kept_samples = 0;
+		rec->samples_counted = !rec->opts.comp_level;
+	}
+	*size = valid_records_size(rec->out_fd, rec->data_offset, *size,
+				   rec->threaded ? NULL : &rec->kept_samples);
+	if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + *size)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The build-id table of the DSOs the data's samples hit, into env when there is one. */
+static void record__end_build_ids(struct record *rec, u64 size, struct header_env *env,
+				  struct record_build_ids *bids)
+{
+	record__phase(rec, "finish");
+	if (!record__build_ids(rec, size, bids) && bids->table) {
+		env->no_buildid = false;
+		env->build_id_table = bids->table;
+		env->build_id_table_size = bids->table_size;
+	}
+	record__phase(rec, "build ids");
+}
+
+/*
+ * The features after the data section. Without room for them all, the
+ * build ids go first, then every feature: the data is kept either way.
+ */
+static int record__write_end(struct record *rec, u64 size, struct header_env *env)
+{
+	int err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, env);
+
+	if ((err == -ENOSPC || err == -EDQUOT) && env->build_id_table &&
+	    ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0) {
+		/*
+		 * No room for them all: the build ids are what perf can do
+		 * without (a staging directory's data needs DIR_FORMAT).
+		 */
+		env->no_buildid = true;
+		env->build_id_table = NULL;
+		env->build_id_table_size = 0;
+		err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, env);
+	}
+	if (err == -ENOSPC || err == -EDQUOT) {
+		/* No room for the features: keep the data, drop them. */
+		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0)
+			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
+						size, NULL);
+	}
+	return err;
+}
+
+/*
+ * The steps of a file's end: the writer closed, the data cut back to its
+ * last whole record after a write error, the build ids found, the features
+ * written, the build-id cache filled.
+ */
 int record__finish_output(struct record *rec)
 {
 	struct header_env env = {
@@ -715,7 +792,7 @@ int record__finish_output(struct record *rec)
 		.dir_format = rec->threaded,
 	};
 	struct record_build_ids bids = { 0 };
-	u64 end, size, in, out;
+	u64 size, in, out;
 	int err;
 
 	if (rec->pipe)
@@ -729,58 +806,15 @@ int record__finish_output(struct record *rec)
 	}
 
 	writer__close(&rec->writer);
-	end = rec->writer.offset;
-	size = end - rec->data_offset;
+	size = rec->writer.offset - rec->data_offset;
 	if (rec->write_error || rec->writer.error) {
-		struct stat st;
-
-		/*
-		 * What the writer took and what reached the file differ after
-		 * an error (an --aio write that failed after the ones before it
-		 * succeeded): a record whose start is there and whose end is
-		 * not must not count, so the walk ends at the file's end.
-		 */
-		if (!rec->device && fstat(rec->out_fd, &st) == 0 &&
-		    (u64)st.st_size < rec->data_offset + size)
-			size = (u64)st.st_size > rec->data_offset ?
-			       (u64)st.st_size - rec->data_offset : 0;
-		if (!rec->threaded) {
-			/* the samples the file keeps: what the closing line announces */
-			rec->kept_samples = 0;
-			rec->samples_counted = !rec->opts.comp_level;
-		}
-		size = valid_records_size(rec->out_fd, rec->data_offset, size,
-					  rec->threaded ? NULL : &rec->kept_samples);
-		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
-			return -errno;
+		err = record__cut_data(rec, &size);
+		if (err)
+			return err;
 	}
-	if (!rec->opts.no_buildid && !rec->device) {
-		record__phase(rec, "finish");
-		if (!record__build_ids(rec, size, &bids) && bids.table) {
-			env.no_buildid = false;
-			env.build_id_table = bids.table;
-			env.build_id_table_size = bids.table_size;
-		}
-		record__phase(rec, "build ids");
-	}
-	err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
-	if ((err == -ENOSPC || err == -EDQUOT) && env.build_id_table &&
-	    ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0) {
-		/*
-		 * No room for them all: the build ids are what perf can do
-		 * without (a staging directory's data needs DIR_FORMAT).
-		 */
-		env.no_buildid = true;
-		env.build_id_table = NULL;
-		env.build_id_table_size = 0;
-		err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
-	}
-	if (err == -ENOSPC || err == -EDQUOT) {
-		/* No room for the features: keep the data, drop them. */
-		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0)
-			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
-						size, NULL);
-	}
+	if (!rec->opts.no_buildid && !rec->device)
+		record__end_build_ids(rec, size, &env, &bids);
+	err = record__write_end(rec, size, &env);
 	if (!err && bids.hits) {
 		record__phase(rec, "finish");
 		record__cache_build_ids(rec, &bids);
