@@ -1146,25 +1146,27 @@ static void test_errors(void **state)
 	assert_int_equal(header__feat_section(f->fd, &hdr, 300, &sec), -ENOENT);
 }
 
+#define fixture_test(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_start_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_host_features, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_synthetic_topology, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_sparse_cpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_xeon_phi_topology, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_clock_and_compressed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_clock_data_now, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_tracing_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_start_ahead, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_tracing_data_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_build_id_table, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_null_env, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_no_room_for_features, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_feature_payloads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bpf_features, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		fixture_test(test_start_layout),
+		fixture_test(test_end_host_features),
+		fixture_test(test_end_synthetic_topology),
+		fixture_test(test_end_sparse_cpus),
+		fixture_test(test_end_xeon_phi_topology),
+		fixture_test(test_end_clock_and_compressed),
+		fixture_test(test_end_clock_data_now),
+		fixture_test(test_end_tracing_data),
+		fixture_test(test_start_ahead),
+		fixture_test(test_end_tracing_data_fails),
+		fixture_test(test_end_build_id_table),
+		fixture_test(test_end_null_env),
+		fixture_test(test_end_no_room_for_features),
+		fixture_test(test_feature_payloads),
+		fixture_test(test_bpf_features),
+		fixture_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

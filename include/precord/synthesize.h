@@ -202,6 +202,26 @@ int synthesize__proc_pids(const struct synth_opts *o, pid_t **pids);
  */
 int synthesize__tree(const struct synth_opts *o, const pid_t *roots, int nr_roots,
 		     synth_emit_fn emit, void *ctx);
+/*
+ * A tree's records as synthesize__tree() gives them, kept in memory: taken
+ * just before a --switch-output file ends, for the processes that exit
+ * before the next file is synthesized. take(): 0 or -errno (then empty);
+ * exit() frees it.
+ */
+struct synth_tree_snap {
+	void	*buf;
+	size_t	len, cap;
+};
+int synth_tree_snap__take(struct synth_tree_snap *snap, const struct synth_opts *o,
+			  const pid_t *roots, int nr_roots);
+void synth_tree_snap__exit(struct synth_tree_snap *snap);
+/*
+ * synthesize__tree(), then, for every process of snap (NULL or empty:
+ * none) that had a map there and has none now (it exited, or is a
+ * zombie), its records from snap.
+ */
+int synthesize__tree_since(const struct synth_opts *o, const pid_t *roots, int nr_roots,
+			   const struct synth_tree_snap *snap, synth_emit_fn emit, void *ctx);
 /* The processes owning the threads of a thread map (-p/-t). Entries -1 are skipped. */
 int synthesize__thread_map(const struct synth_opts *o, const struct thread_map *threads,
 			   synth_emit_fn emit, void *ctx);

@@ -71,14 +71,6 @@ same_attrs() {
 }
 
 # What the cases start in the background goes, whichever way the test ends.
-BUSY=() CGDIR=
-stop_busy() {
-	local p
-	for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	BUSY=()
-	[ -z "$CGDIR" ] || rmdir "$CGDIR" 2>/dev/null
-	CGDIR=
-}
 sleep 600 & SLEEPER=$!
 trap 'kill $SLEEPER 2>/dev/null; stop_busy; cleanup_test' EXIT
 E=(-e cpu-clock)
