@@ -353,6 +353,17 @@ static bool record__samples_kernel(const struct record *rec)
 	return false;
 }
 
+static bool record__all_exclude_kernel(const struct record *rec)
+{
+	struct evsel *evsel;
+	int i;
+
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		if (!evsel->attr.exclude_kernel)
+			return false;
+	return true;
+}
+
 static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 {
 	/* As perf: a kernel or module map that cannot be read is a warning, not the end. */
@@ -503,7 +514,8 @@ static int record__synthesize(struct record *rec)
 	so.bpf_event = !o->no_bpf_event;
 	so.bpf_progs = &rec->bpf_progs;
 	so.bid_cache = buildid_cache__new();
-	if (o->synth != SYNTH_NO)
+	/* As perf: whatever --synth says, unless every event excludes the kernel. */
+	if (!record__all_exclude_kernel(rec))
 		err = record__synth_kernel(rec, &so);
 	if (!err)
 		err = record__synth_bpf(rec, &so);
