@@ -73,7 +73,7 @@ THREADED   := $(shell cat tests/threaded.list 2>/dev/null)
 TSAN_TESTS := $(filter $(THREADED:%=$(B)/tests/%),$(TESTS))
 
 .PHONY: all deps check check-scale demo install clean benches tests tsan-tests fuzz fuzzers fuzz-targets fuzz-coverage
-all: precord $(BENCHES) build/tests/marker build/tests/spin
+all: precord $(BENCHES) build/tests/marker build/tests/spin build/tests/bpfprog
 
 $(B)/libwq.a: $(WQ_OBJS)
 	@echo "  AR      $@"
@@ -132,6 +132,12 @@ bench/%: bench/%.c $(B)/libprecord.a $(B)/libwq.a
 
 # The flight-recorder tests' workload: numbered getppid() markers (tests/integration).
 build/tests/marker: tests/marker.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) -O1 -g -Wall -Wextra -o $@ $<
+
+# The BPF synthesis test's workload: two tiny BPF programs kept loaded (tests/integration).
+build/tests/bpfprog: tests/bpfprog.c
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) -O1 -g -Wall -Wextra -o $@ $<

@@ -48,6 +48,7 @@
 # then write files the flusher is writing back.
 set -u
 cd "$(dirname "$0")/.."
+STATS_AWK=$(cat bench/stats.awk)
 REPS=5 OUT=/var/tmp/precord-loss RATES="1000 4000 25000 max" QUICK=0 WARM=0 MAXRINGS="32"
 EARLYWB=0 ADAPT=0
 while getopts "r:d:F:M:qawbh" o; do
@@ -171,16 +172,8 @@ for ((r = 1; r <= REPS; r++)); do
 done
 rate_after=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 
-awk -F'\t' -v svg="$OUT/loss.svg" '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
-function st(key, c, fmt,   n, i, v, lo, hi) {
-	n = cnt[key]; lo = 1e30; hi = -1e30
-	for (i = 1; i <= n; i++) { v[i] = val[key, c, i]; if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
-	return sprintf(fmt " [" fmt "–" fmt "]", med(v, n), lo, hi)
-}
+awk -F'\t' -v svg="$OUT/loss.svg" "$STATS_AWK"'
+function st(key, c, fmt,   n, i, v) { n = cnt[key]; for (i = 1; i <= n; i++) v[i] = val[key, c, i]; return medrange(v, n, fmt) }
 function medof(key, c,   n, i, v) { n = cnt[key]; for (i = 1; i <= n; i++) v[i] = val[key, c, i]; return med(v, n) }
 NR == 1 { for (i = 5; i <= 16; i++) col[i] = $i; next }
 {

@@ -46,11 +46,7 @@ for ((r = 1; r <= REPS; r++)); do
 	done
 done
 rm -f "$OUTF"
-awk -F'\t' -v mb="$MB" '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
+awk -F'\t' -v mb="$MB" "$(cat bench/stats.awk)"'
 NR > 1 { n = ++cnt[$1]; v[$1, n] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
 END {
 	for (i = 1; i <= k; i++) {

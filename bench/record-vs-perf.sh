@@ -15,6 +15,7 @@
 # per-repetition ratio precord/perf of recorder CPU per MB.
 set -u
 cd "$(dirname "$0")/.."
+STATS_AWK=$(cat bench/stats.awk)
 REPS=5 OUT=/dev/shm/precord-bench RESULTS=""
 while getopts "r:d:o:h" o; do
 	case $o in
@@ -71,15 +72,11 @@ rate_after=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 
 # Medians [min–max] per config and recorder, then per-rep ratios precord/perf.
 report() {
-	awk -F'\t' -v reps="$REPS" '
-	function med(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-	}
-	function stat(key, col, fmt,   n, i, v, lo, hi) {
-		n = cnt[key]; lo = 1e30; hi = -1e30
-		for (i = 1; i <= n; i++) { v[i] = val[key, col, i]; if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
-		return sprintf(fmt " [" fmt "–" fmt "]", med(v, n), lo, hi)
+	awk -F'\t' -v reps="$REPS" "$STATS_AWK"'
+	function stat(key, col, fmt,   n, i, v) {
+		n = cnt[key]
+		for (i = 1; i <= n; i++) v[i] = val[key, col, i]
+		return medrange(v, n, fmt)
 	}
 	NR == 1 { next }
 	{

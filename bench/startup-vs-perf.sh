@@ -56,16 +56,8 @@ for ((r = 1; r <= REPS; r++)); do
 done
 rm -rf "$OUT/o.data" "$OUT/o.data.old" "$OUT/o.data.staging"
 
-awk -F'\t' -v reps="$REPS" '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
-function show(name, a, n,   i, lo, hi) {
-	lo = 1e30; hi = -1e30
-	for (i = 1; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
-	printf "%-9s %.3f [%.3f–%.3f]\n", name, med(a, n), lo, hi
-}
+awk -F'\t' -v reps="$REPS" "$(cat "$TOP/bench/stats.awk")"'
+function show(name, a, n) { printf "%-9s %s\n", name, medrange(a, n, "%.3f") }
 $1 > 0 { t[$2, $1] = $3; seen[$2] = 1 }
 END {
 	print "wall s, median [min–max]:"

@@ -116,23 +116,14 @@ done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$SUM"
 echo "# N = $J; $REPS repetitions of $ITER walks each; raw data in $RAW" | tee -a "$SUM"
 
-awk -F'\t' -v J="$J" '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
-function summary(a, n, fmt,   i, lo, hi) {
-	lo = 1e30; hi = -1e30
-	for (i = 1; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
-	return sprintf(fmt " [" fmt "–" fmt "]", med(a, n), lo, hi)
-}
+awk -F'\t' -v J="$J" "$(cat bench/stats.awk)"'
 function ratio(l, num, den, label,   i, n, x) {
 	n = 0
 	for (i = 1; i <= reps[l]; i++)
 		if (((l, num, i) in us) && ((l, den, i) in us) && us[l, den, i] > 0)
 			x[++n] = us[l, num, i] / us[l, den, i]
 	if (n)
-		printf "  %-44s %s\n", label, summary(x, n, "%.2f")
+		printf "  %-44s %s\n", label, medrange(x, n, "%.2f")
 }
 NR == 1 { next }
 {
@@ -153,7 +144,7 @@ END {
 			if (!n)
 				continue
 			name = var[v]; sub(/-N/, "-" J, name)
-			printf "  %-18s %-30s %-12.0f %.2f\n", name, summary(t, n, "%.1f"), med(e, n),
+			printf "  %-18s %-30s %-12.0f %.2f\n", name, medrange(t, n, "%.1f"), med(e, n),
 				med(t, n) * 1000 / med(e, n)
 		}
 		print "  per-repetition ratios, median [min–max]:"

@@ -828,9 +828,11 @@ static void record__release_run(struct record *rec)
 	for (i = 0; i < rec->nr_outputs; i++)
 		free(rec->outputs[i]);
 	free(rec->outputs);
+	synth_tree_snap__exit(&rec->tree_snap);
 	if (rec->out_fd >= 0)
 		close(rec->out_fd);
 	topology__delete(rec->topo);
+	bpf_progs__exit(&rec->bpf_progs);
 }
 
 /* The evlist: -e, the targets' maps, every attr. -1 to go on, else the exit status. */
@@ -869,10 +871,6 @@ static int record__open_eventfds(struct record *rec)
 }
 
 /*
- * Set up in order (options, control channel, evlist, signals, eventfds,
- * workers, the run), undone in the reverse order by the labels below.
- */
-/*
  * What perf record 6.1 puts in the environment of the command it runs
  * (PERF_BUILDID_DIR, perf's set_buildid_dir(); DEBUGINFOD_URLS, perf's
  * perf_debuginfod_setup(): emptied unless --debuginfod says otherwise),
@@ -908,6 +906,78 @@ static int record__setup_env(struct record *rec)
 	return 0;
 }
 
+/*
+ * The options parsed, the environment they set for the workload, what
+ * they decide for the run. -1 to go on, else the exit status.
+ */
+static int record__parse_options(struct record *rec, int argc, char **argv)
+{
+	char msg[512] = "";
+	int err;
+
+	rec->phases.last_ns = clock__now_ns();
+	workload__init(&rec->wl);
+	control__init(&rec->ctl);
+	record_opts__init(&rec->opts);
+	err = record_opts__parse(&rec->opts, argc, argv, msg, sizeof(msg));
+	if (err) {
+		if (err < 0)
+			fprintf(stderr, "precord: %s\n", msg);
+		return err > 0 ? 0 : EXIT_USAGE;
+	}
+	if (record__setup_env(rec))
+		return 1;
+	rec->path = rec->opts.output;
+	rec->tag = !strcmp(argv[0], "record") ? "perf record" : "precord";
+	/* per-thread rings, or records without times: one thread, one file, as perf */
+	rec->threaded = !rec->opts.no_threads && !record_opts__per_thread(&rec->opts) &&
+			record_opts__sample_time(&rec->opts);
+	return -1;
+}
+
+/*
+ * The run between the set-up and its undoing: the workers started, the
+ * events recorded, stopped and written out, what the run acquired let go,
+ * the workers stopped. The exit status.
+ */
+static int record__record(struct record *rec)
+{
+	int err, status;
+
+	record__start_workers(rec);
+	record__phase(rec, "workers");
+
+	err = record__run(rec);
+	record__phase(rec, "record");
+	if (rec->streams_started)
+		record__stop(rec);
+	record__phase(rec, "stop");
+	err = record__end(rec, err);
+	record__release_run(rec);
+	status = record__exit_status(rec, err ? err : rec->write_error ? rec->write_error :
+				     rec->merge_error);
+
+	record__stop_workers(rec);
+	record__phase(rec, "teardown");
+	record__print_phases(rec);
+	return status;
+}
+
+static void record__close_eventfds(struct record *rec)
+{
+	if (rec->shared.switch_fd >= 0)
+		close(rec->shared.switch_fd);
+	if (rec->shared.max_fd >= 0)
+		close(rec->shared.max_fd);
+	if (rec->notify_fd >= 0)
+		close(rec->notify_fd);
+}
+
+/*
+ * Set up in order (options, control channel, evlist, signals, eventfds,
+ * then the run with its workers), undone in the reverse order by the
+ * labels below.
+ */
 int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 {
 	struct record rec = {
@@ -916,33 +986,17 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		.full_argc = full_argc, .full_argv = full_argv,
 	};
 	char msg[512] = "";
-	int err, status = 1;
+	int status;
 
-	rec.phases.last_ns = clock__now_ns();
-	workload__init(&rec.wl);
-	control__init(&rec.ctl);
-	record_opts__init(&rec.opts);
-	err = record_opts__parse(&rec.opts, argc, argv, msg, sizeof(msg));
-	if (err) {
-		if (err < 0)
-			fprintf(stderr, "precord: %s\n", msg);
-		status = err > 0 ? 0 : EXIT_USAGE;
+	status = record__parse_options(&rec, argc, argv);
+	if (status >= 0)
 		goto out_exit_opts;
-	}
-	if (record__setup_env(&rec)) {
-		status = 1;
-		goto out_exit_opts;
-	}
-	rec.path = rec.opts.output;
-	rec.tag = !strcmp(argv[0], "record") ? "perf record" : "precord";
-	/* per-thread rings, or records without times: one thread, one file, as perf */
-	rec.threaded = !rec.opts.no_threads && !record_opts__per_thread(&rec.opts) &&
-		       record_opts__sample_time(&rec.opts);
 	if (rec.opts.control && control__open(&rec.ctl, rec.opts.control, msg, sizeof(msg))) {
 		fprintf(stderr, "precord: %s\n", msg);
 		status = EXIT_USAGE;
 		goto out_close_control;
 	}
+	status = 1;
 	rec.evlist = evlist__new();
 	if (!rec.evlist)
 		goto out_close_control;
@@ -956,29 +1010,9 @@ int cmd_record(int argc, char **argv, int full_argc, const char **full_argv)
 		goto out_close_signals;
 	if (record__open_eventfds(&rec))
 		goto out_close_eventfds;
-	record__start_workers(&rec);
-	record__phase(&rec, "workers");
-
-	err = record__run(&rec);
-	record__phase(&rec, "record");
-	if (rec.streams_started)
-		record__stop(&rec);
-	record__phase(&rec, "stop");
-	err = record__end(&rec, err);
-	record__release_run(&rec);
-	status = record__exit_status(&rec, err ? err : rec.write_error ? rec.write_error :
-				     rec.merge_error);
-
-	record__stop_workers(&rec);
-	record__phase(&rec, "teardown");
-	record__print_phases(&rec);
+	status = record__record(&rec);
 out_close_eventfds:
-	if (rec.shared.switch_fd >= 0)
-		close(rec.shared.switch_fd);
-	if (rec.shared.max_fd >= 0)
-		close(rec.shared.max_fd);
-	if (rec.notify_fd >= 0)
-		close(rec.notify_fd);
+	record__close_eventfds(&rec);
 out_close_signals:
 	if (rec.sig_fd >= 0)
 		close(rec.sig_fd);

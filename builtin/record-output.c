@@ -411,6 +411,17 @@ static bool record__samples_kernel(const struct record *rec)
 	return false;
 }
 
+static bool record__all_exclude_kernel(const struct record *rec)
+{
+	struct evsel *evsel;
+	int i;
+
+	evlist__for_each_evsel(rec->evlist, evsel, i)
+		if (!evsel->attr.exclude_kernel)
+			return false;
+	return true;
+}
+
 static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 {
 	/* As perf: a kernel or module map that cannot be read is a warning, not the end. */
@@ -424,6 +435,26 @@ static int record__synth_kernel(struct record *rec, const struct synth_opts *so)
 	return rec->writer.error;
 }
 
+/*
+ * The BPF programs loaded now (as perf, whatever --synth says): a failure is
+ * a warning, as perf's; a user who may not list them gets none, said with -v.
+ */
+static int record__synth_bpf(struct record *rec, const struct synth_opts *so)
+{
+	bool listed;
+	int err = synthesize__bpf(so, record__emit, rec, &listed);
+
+	if (rec->writer.error)
+		return rec->writer.error;
+	if (err && !rec->opts.quiet)
+		fprintf(stderr, "precord: warning: cannot describe the loaded BPF programs (%s): "
+			"samples in them will not resolve\n", strerror(-err));
+	else if (!listed && rec->opts.verbose && !rec->opts.quiet)
+		fprintf(stderr, "precord: BPF programs not described: this user may not list "
+			"them\n");
+	return 0;
+}
+
 /* --all-cgroups: every cgroup, so that the samples' cgroup ids have names (a warning, as perf's). */
 static int record__synth_cgroups(struct record *rec, const struct synth_opts *so)
 {
@@ -435,25 +466,38 @@ static int record__synth_cgroups(struct record *rec, const struct synth_opts *so
 	return rec->writer.error;
 }
 
+/* The recorded processes: the forked command and the -p/-t/-u tasks. */
+static pid_t *record__tree_roots(const struct record *rec, int *nr)
+{
+	const struct thread_map *threads = rec->evlist->threads;
+	pid_t *roots = calloc((size_t)threads->nr + 1, sizeof(*roots));
+	int i;
+
+	*nr = 0;
+	if (!roots)
+		return NULL;
+	if (rec->wl.pid > 0)
+		roots[(*nr)++] = rec->wl.pid;
+	for (i = 0; i < threads->nr; i++)
+		if (threads->map[i] > 0 && threads->map[i] != rec->wl.pid)
+			roots[(*nr)++] = threads->map[i];
+	return roots;
+}
+
 /*
  * Every later --switch-output file of a command or of -p/-t/-u tasks: the
  * processes recorded and every one they started since (perf synthesizes
- * only the command's own process there, so a child's samples go unknown).
+ * only the command's own process there, so a child's samples go unknown),
+ * and a process of the tree that exited since the switch as it was then.
  */
 static int record__synth_tree(struct record *rec, const struct synth_opts *so)
 {
-	const struct thread_map *threads = rec->evlist->threads;
-	int i, nr = 0, err;
-	pid_t *roots = calloc((size_t)threads->nr + 1, sizeof(*roots));
+	int nr, err;
+	pid_t *roots = record__tree_roots(rec, &nr);
 
 	if (!roots)
 		return -ENOMEM;
-	if (rec->wl.pid > 0)
-		roots[nr++] = rec->wl.pid;
-	for (i = 0; i < threads->nr; i++)
-		if (threads->map[i] > 0 && threads->map[i] != rec->wl.pid)
-			roots[nr++] = threads->map[i];
-	err = synthesize__tree(so, roots, nr, record__emit, rec);
+	err = synthesize__tree_since(so, roots, nr, &rec->tree_snap, record__emit, rec);
 	free(roots);
 	return err ? err : rec->writer.error;
 }
@@ -471,6 +515,51 @@ static int record__synth_tasks(struct record *rec, const struct synth_opts *so)
 	return synthesize__thread_map(so, rec->evlist->threads, record__emit, rec);
 }
 
+/* The options every synthesis of this recording uses. */
+static void record__synth_opts(const struct record *rec, struct synth_opts *so,
+			       struct synth_stats *stats)
+{
+	const struct record_opts *o = &rec->opts;
+
+	synth_opts__init(so);
+	so->id_hdr_size = evlist__id_hdr_size(rec->evlist);
+	so->proc_map_timeout_ms = o->proc_map_timeout;
+	so->build_id = o->buildid_mmap;
+	so->mmap_data = record__sample_address(o);
+	so->no_mmap = !(o->synth & SYNTH_MMAP);
+	so->namespaces = o->record_namespaces;
+	so->stats = stats;
+}
+
+/*
+ * Just before the streaming threads leave a --switch-output file: the
+ * process tree as it is, in memory, for the next file's synthesis to use
+ * for the processes that exit in between (record__synth_tree()). Only
+ * where the next file synthesizes the tree; a snapshot that cannot be
+ * taken leaves the next file with what /proc still shows.
+ */
+void record__snap_tree(struct record *rec)
+{
+	const struct record_opts *o = &rec->opts;
+	struct synth_stats stats = { 0 };
+	struct synth_opts so;
+	pid_t *roots;
+	int nr;
+
+	rec->tree_snap.len = 0;
+	if (rec->system_wide || !(o->synth & SYNTH_TASK) || !(o->synth & SYNTH_MMAP) ||
+	    o->tail_synthesize)
+		return;
+	roots = record__tree_roots(rec, &nr);
+	if (!roots)
+		return;
+	record__synth_opts(rec, &so, &stats);
+	so.bid_cache = buildid_cache__new();
+	synth_tree_snap__take(&rec->tree_snap, &so, roots, nr);
+	buildid_cache__delete(so.bid_cache);
+	free(roots);
+}
+
 static int record__synthesize(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
@@ -479,18 +568,15 @@ static int record__synthesize(struct record *rec)
 	char msg[256];
 	int err = 0;
 
-	synth_opts__init(&so);
-	so.id_hdr_size = evlist__id_hdr_size(rec->evlist);
-	so.proc_map_timeout_ms = o->proc_map_timeout;
-	so.build_id = o->buildid_mmap;
-	so.mmap_data = record__sample_address(o);
-	so.no_mmap = !(o->synth & SYNTH_MMAP);
-	so.namespaces = o->record_namespaces;
-	so.stats = &stats;
+	record__synth_opts(rec, &so, &stats);
+	so.bpf_event = !o->no_bpf_event;
+	so.bpf_progs = &rec->bpf_progs;
 	so.bid_cache = buildid_cache__new();
-
-	if (o->synth != SYNTH_NO)
+	/* As perf: whatever --synth says, unless every event excludes the kernel. */
+	if (!record__all_exclude_kernel(rec))
 		err = record__synth_kernel(rec, &so);
+	if (!err)
+		err = record__synth_bpf(rec, &so);
 	if (!err && (o->synth & SYNTH_CGROUP) && o->record_cgroup)
 		err = record__synth_cgroups(rec, &so);
 	if (!err && (o->synth & SYNTH_TASK))
@@ -549,6 +635,7 @@ static void record__start_env(const struct record *rec, struct header_env *env,
 		.compressed = rec->opts.comp_level > 0,
 		.comp_level = (u32)rec->opts.comp_level,
 		.comp_mmap_len = ZCOMP_MMAP_LEN,
+		.bpf_progs = &rec->bpf_progs,
 	};
 }
 
@@ -710,6 +797,83 @@ void record__cut_ring_files(struct record *rec)
 	}
 }
 
+/*
+ * After a write error the data section ends at the last whole record in
+ * the file; *size, what the writer took, becomes that and the file is cut
+ * there.
+ */
+static int record__cut_data(struct record *rec, u64 *size)
+{
+	struct stat st;
+
+	/*
+	 * What the writer took and what reached the file differ after
+	 * an error (an --aio write that failed after the ones before it
+	 * succeeded): a record whose start is there and whose end is
+	 * not must not count, so the walk ends at the file's end.
+	 */
+	if (!rec->device && fstat(rec->out_fd, &st) == 0 &&
+	    (u64)st.st_size < rec->data_offset + *size)
+		*size = (u64)st.st_size > rec->data_offset ?
+			(u64)st.st_size - rec->data_offset : 0;
+	if (!rec->threaded) {
+		/* the samples the file keeps: what the closing line announces */
+		rec->kept_samples = 0;
+		rec->samples_counted = !rec->opts.comp_level;
+	}
+	*size = valid_records_size(rec->out_fd, rec->data_offset, *size,
+				   rec->threaded ? NULL : &rec->kept_samples);
+	if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + *size)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The build-id table of the DSOs the data's samples hit, into env when there is one. */
+static void record__end_build_ids(struct record *rec, u64 size, struct header_env *env,
+				  struct record_build_ids *bids)
+{
+	record__phase(rec, "finish");
+	if (!record__build_ids(rec, size, bids) && bids->table) {
+		env->no_buildid = false;
+		env->build_id_table = bids->table;
+		env->build_id_table_size = bids->table_size;
+	}
+	record__phase(rec, "build ids");
+}
+
+/*
+ * The features after the data section. Without room for them all, the
+ * build ids go first, then every feature: the data is kept either way.
+ */
+static int record__write_end(struct record *rec, u64 size, struct header_env *env)
+{
+	int err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, env);
+
+	if ((err == -ENOSPC || err == -EDQUOT) && env->build_id_table &&
+	    ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0) {
+		/*
+		 * No room for them all: the build ids are what perf can do
+		 * without (a staging directory's data needs DIR_FORMAT).
+		 */
+		env->no_buildid = true;
+		env->build_id_table = NULL;
+		env->build_id_table_size = 0;
+		err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, env);
+	}
+	if (err == -ENOSPC || err == -EDQUOT) {
+		/* No room for the features: keep the data, drop them. */
+		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0)
+			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
+						size, NULL);
+	}
+	return err;
+}
+
+/*
+ * The steps of a file's end: the writer closed, the data cut back to its
+ * last whole record after a write error, the build ids found, the features
+ * written, the build-id cache filled.
+ */
 int record__finish_output(struct record *rec)
 {
 	struct header_env env = {
@@ -721,9 +885,10 @@ int record__finish_output(struct record *rec)
 		.clockid = rec->opts.clockid,
 		.no_buildid = true,
 		.dir_format = rec->threaded,
+		.bpf_progs = &rec->bpf_progs,
 	};
 	struct record_build_ids bids = { 0 };
-	u64 end, size, in, out;
+	u64 size, in, out;
 	int err;
 
 	if (rec->pipe)
@@ -737,58 +902,15 @@ int record__finish_output(struct record *rec)
 	}
 
 	writer__close(&rec->writer);
-	end = rec->writer.offset;
-	size = end - rec->data_offset;
+	size = rec->writer.offset - rec->data_offset;
 	if (rec->write_error || rec->writer.error) {
-		struct stat st;
-
-		/*
-		 * What the writer took and what reached the file differ after
-		 * an error (an --aio write that failed after the ones before it
-		 * succeeded): a record whose start is there and whose end is
-		 * not must not count, so the walk ends at the file's end.
-		 */
-		if (!rec->device && fstat(rec->out_fd, &st) == 0 &&
-		    (u64)st.st_size < rec->data_offset + size)
-			size = (u64)st.st_size > rec->data_offset ?
-			       (u64)st.st_size - rec->data_offset : 0;
-		if (!rec->threaded) {
-			/* the samples the file keeps: what the closing line announces */
-			rec->kept_samples = 0;
-			rec->samples_counted = !rec->opts.comp_level;
-		}
-		size = valid_records_size(rec->out_fd, rec->data_offset, size,
-					  rec->threaded ? NULL : &rec->kept_samples);
-		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) < 0)
-			return -errno;
+		err = record__cut_data(rec, &size);
+		if (err)
+			return err;
 	}
-	if (!rec->opts.no_buildid && !rec->device) {
-		record__phase(rec, "finish");
-		if (!record__build_ids(rec, size, &bids) && bids.table) {
-			env.no_buildid = false;
-			env.build_id_table = bids.table;
-			env.build_id_table_size = bids.table_size;
-		}
-		record__phase(rec, "build ids");
-	}
-	err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
-	if ((err == -ENOSPC || err == -EDQUOT) && env.build_id_table &&
-	    ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0) {
-		/*
-		 * No room for them all: the build ids are what perf can do
-		 * without (a staging directory's data needs DIR_FORMAT).
-		 */
-		env.no_buildid = true;
-		env.build_id_table = NULL;
-		env.build_id_table_size = 0;
-		err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset, size, &env);
-	}
-	if (err == -ENOSPC || err == -EDQUOT) {
-		/* No room for the features: keep the data, drop them. */
-		if (ftruncate(rec->out_fd, (off_t)(rec->data_offset + size)) == 0)
-			err = header__write_end(rec->out_fd, rec->evlist, rec->data_offset,
-						size, NULL);
-	}
+	if (!rec->opts.no_buildid && !rec->device)
+		record__end_build_ids(rec, size, &env, &bids);
+	err = record__write_end(rec, size, &env);
 	if (!err && bids.hits) {
 		record__phase(rec, "finish");
 		record__cache_build_ids(rec, &bids);

@@ -216,6 +216,8 @@ int record__switch(struct record *rec)
 			next, strerror(errno));
 		return err;
 	}
+	/* The processes the next file may hold samples of, while they all still run. */
+	record__snap_tree(rec);
 	/* The threads on the next files see no limit until record__arm_size(). */
 	err = streams__switch(&rec->streams, next, rec->opts.overwrite, msg, sizeof(msg));
 	rec->gen_start_bytes = __atomic_load_n(&rec->shared.bytes, __ATOMIC_RELAXED);

@@ -21,10 +21,12 @@
 
 #include "precord/builtin.h"
 #include "precord/options.h"
+#include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/header.h"
 #include "precord/writer.h"
 #include "precord/streams.h"
+#include "precord/synthesize.h"
 #include "precord/merge.h"
 #include "precord/merge-index.h"
 #include "precord/control.h"
@@ -91,8 +93,9 @@ struct record {
 	int			nr_outputs;
 	char			final_path[PATH_MAX];	/* --switch-output: the last FILE.<timestamp> */
 	bool			stop_requested;	/* "stop" on the control channel */
-	u64			gen_start_bytes;
-	u64			gen_start_samples;	/* samples in the files before the current one */	/* shared.bytes when the current file began */
+	u64			gen_start_bytes;	/* shared.bytes when the current file began */
+	u64			gen_start_samples;	/* samples in the files before the current one */
+	struct synth_tree_snap	tree_snap;	/* the process tree at the last switch */
 	bool			switch_due;	/* the current file was full when its limit was armed */
 	bool			max_reached;	/* --max-size: the output holds that much; stop */
 	struct evlist		*sb_evlist;	/* --switch-output-event: the side-band events */
@@ -105,6 +108,7 @@ struct record {
 	u64			kept_samples;	/* after a write error: the samples in the files */
 	bool			samples_counted;	/* kept_samples was counted */
 	u64			synth_bytes;
+	struct bpf_progs	bpf_progs;	/* the BPF programs described, for the header */
 	bool			rate_warned;	/* the -F cap was said (once, not per event) */
 	bool			regs_warned;	/* dwarf with --user-regs was said */
 	struct status		status;		/* the live line on a terminal */
@@ -138,6 +142,7 @@ void record__cut_ring_files(struct record *rec);
 int record__finish_output(struct record *rec);
 int record__finish_dir(struct record *rec, const char *staging, const char *path);
 int record__finish_last(struct record *rec);
+void record__snap_tree(struct record *rec);
 int record__finish_timestamp(struct record *rec);
 int record__tail_synthesize(struct record *rec);
 void remove_staging(const char *dir);

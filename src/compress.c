@@ -58,6 +58,7 @@
 #include <zstd_errors.h>
 
 #include "precord/compress.h"
+#include "precord/util.h"
 
 #define HDR_SIZE	sizeof(struct perf_event_header)
 
@@ -290,7 +291,7 @@ static int zdecomp__fail(struct zdecomp *z, int err)
 /* Room for at least `want` more bytes after tail; moves pending to the front. */
 static int zdecomp__reserve(struct zdecomp *z, size_t want)
 {
-	size_t pend = z->tail - z->head, size;
+	size_t pend = z->tail - z->head;
 	unsigned char *p;
 
 	if (z->head) {
@@ -301,14 +302,10 @@ static int zdecomp__reserve(struct zdecomp *z, size_t want)
 	}
 	if (z->size - z->tail >= want)
 		return 0;
-	size = z->size ? z->size : ZDECOMP_BUF_SIZE;
-	while (size - z->tail < want)
-		size *= 2;
-	p = realloc(z->buf, size);
+	p = buf__grow(z->buf, &z->size, z->tail + want, ZDECOMP_BUF_SIZE);
 	if (!p)
 		return -ENOMEM;
 	z->buf = p;
-	z->size = size;
 	return 0;
 }
 

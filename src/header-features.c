@@ -10,10 +10,11 @@
  * left out before anything is laid out. Strings are perf's: a u32 length,
  * then the bytes NUL-padded to a multiple of 64. VERSION holds
  * "precord <version>", so files say who wrote them. GROUP_DESC is written
- * when the evlist has a group of two or more events. HEADER_BUILD_ID,
- * BPF_PROG_INFO, BPF_BTF, HYBRID_TOPOLOGY, AUXTRACE, STAT,
- * BRANCH_STACK and DIR_FORMAT are not produced here (see header.h for
- * BUILD_ID).
+ * when the evlist has a group of two or more events. BPF_PROG_INFO and
+ * BPF_BTF are always written, as perf built with libbpf writes them: the
+ * programs and BTF synthesize__bpf() kept, or a count of 0. HYBRID_TOPOLOGY,
+ * AUXTRACE, STAT and BRANCH_STACK are not produced; HEADER_BUILD_ID and
+ * DIR_FORMAT come as they are from the env (see header.h).
  *
  * Data flow: struct header_env and the evlist → feat_ctx__init() →
  * feats__collect(): one struct fbuf per wanted feature, in ascending bit
@@ -35,6 +36,7 @@
 #include <sys/utsname.h>
 
 #include "header-internal.h"
+#include "precord/synthesize.h"
 #include "precord/topology.h"
 #include "precord/tracefs.h"
 #include "precord/util.h"
@@ -900,6 +902,36 @@ static int feat__compressed(struct fbuf *b, const struct feat_ctx *ctx)
 	return b->err;
 }
 
+/*
+ * HEADER_BPF_PROG_INFO, HEADER_BPF_BTF: a u32 count, then the programs'
+ * info or the BTF objects as synthesize__bpf() kept them (by ascending id).
+ * Written with a count of 0 when there are none, as perf does.
+ */
+static void feat__bpf_blobs(struct fbuf *b, const struct bpf_blob *blobs, int nr)
+{
+	int i;
+
+	fbuf__u32(b, (u32)nr);
+	for (i = 0; i < nr; i++)
+		fbuf__put(b, blobs[i].data, blobs[i].size);
+}
+
+static int feat__bpf_prog_info(struct fbuf *b, const struct feat_ctx *ctx)
+{
+	const struct bpf_progs *p = ctx->env->bpf_progs;
+
+	feat__bpf_blobs(b, p ? p->infos : NULL, p ? p->nr_infos : 0);
+	return b->err;
+}
+
+static int feat__bpf_btf(struct fbuf *b, const struct feat_ctx *ctx)
+{
+	const struct bpf_progs *p = ctx->env->bpf_progs;
+
+	feat__bpf_blobs(b, p ? p->btfs : NULL, p ? p->nr_btfs : 0);
+	return b->err;
+}
+
 static bool want__build_id(const struct feat_ctx *ctx)
 {
 	return !ctx->env->no_buildid && ctx->env->build_id_table;
@@ -960,6 +992,8 @@ static const struct feat_op feat_ops[] = {
 	{ HEADER_MEM_TOPOLOGY,	want__host_only,	feat__mem_topology },
 	{ HEADER_CLOCKID,	want__clock,		feat__clockid },
 	{ HEADER_DIR_FORMAT,	want__dir_format,	feat__dir_format },
+	{ HEADER_BPF_PROG_INFO,	NULL,			feat__bpf_prog_info },
+	{ HEADER_BPF_BTF,	NULL,			feat__bpf_btf },
 	{ HEADER_COMPRESSED,	want__compressed,	feat__compressed },
 	{ HEADER_CPU_PMU_CAPS,	NULL,			feat__cpu_pmu_caps },
 	{ HEADER_CLOCK_DATA,	want__clock,		feat__clock_data },

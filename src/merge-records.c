@@ -97,7 +97,7 @@ static size_t mstream__arena_keep(struct mstream *s)
 /* Room for len more bytes at the arena's end: drop what nobody needs, then grow. */
 static int mstream__arena_reserve(struct mstream *s, size_t len)
 {
-	size_t keep, cap;
+	size_t keep;
 	unsigned int i;
 	u8 *p;
 
@@ -114,14 +114,10 @@ static int mstream__arena_reserve(struct mstream *s, size_t len)
 	}
 	if (s->arena_cap - s->arena_len >= len)
 		return 0;
-	cap = s->arena_cap ? s->arena_cap : MERGE_ARENA_SIZE;
-	while (cap - s->arena_len < len)
-		cap *= 2;
-	p = realloc(s->arena, cap);
+	p = buf__grow(s->arena, &s->arena_cap, s->arena_len + len, MERGE_ARENA_SIZE);
 	if (!p)
 		return -ENOMEM;
 	s->arena = p;
-	s->arena_cap = cap;
 	return 0;
 }
 

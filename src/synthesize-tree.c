@@ -8,6 +8,13 @@
  * Data flow: /proc's pids (synthesize__proc_pids()), each one's parent
  * from /proc/PID/status, then, for each pid whose chain of parents meets a
  * root, synthesize__process() in pid order, straight to the emit callback.
+ *
+ * A process that exits between a file's switch and that file's synthesis
+ * has no maps left in /proc, yet the new file holds its last samples (the
+ * rings' unread records go to the new file). So the tree is also taken
+ * into memory just before the switch (synth_tree_snap__take()), and
+ * synthesize__tree_since() writes /proc's tree, then, for each process
+ * /proc gave no map of, what the snapshot held of it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +23,67 @@
 
 #include "synthesize-internal.h"
 #include "precord/util.h"
+
+/* The pid of a task record (COMM, MMAP, MMAP2, FORK, EXIT, NAMESPACES); 0: another type. */
+static pid_t tree__record_pid(const struct perf_event_header *h)
+{
+	u32 pid;
+
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_NAMESPACES:
+		if (h->size < sizeof(*h) + sizeof(pid))
+			return 0;
+		memcpy(&pid, (const char *)h + sizeof(*h), sizeof(pid));
+		return (pid_t)pid;
+	default:
+		return 0;
+	}
+}
+
+static bool tree__is_map(const struct perf_event_header *h)
+{
+	return h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2;
+}
+
+/* A set of pids, appended to in runs (a process's records come together). */
+struct pid_set {
+	pid_t	*pids;
+	int	nr, cap;
+};
+
+static bool pid_set__has(const struct pid_set *set, pid_t pid)
+{
+	int i;
+
+	for (i = set->nr - 1; i >= 0; i--)
+		if (set->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static int pid_set__add(struct pid_set *set, pid_t pid)
+{
+	pid_t *grown;
+
+	if (set->nr && set->pids[set->nr - 1] == pid)
+		return 0;
+	if (pid_set__has(set, pid))
+		return 0;
+	if (set->nr == set->cap) {
+		grown = realloc(set->pids, sizeof(*grown) * (size_t)(set->cap ? 2 * set->cap : 16));
+		if (!grown)
+			return -ENOMEM;
+		set->pids = grown;
+		set->cap = set->cap ? 2 * set->cap : 16;
+	}
+	set->pids[set->nr++] = pid;
+	return 0;
+}
 
 /* The PPid of /proc/PID/status; 0 when it cannot be read (gone, or the root). */
 static pid_t tree__ppid(const struct synth_opts *o, pid_t pid)
@@ -104,5 +172,112 @@ out:
 	free(state);
 	free(ppids);
 	free(pids);
+	return err;
+}
+
+static int snap__emit(void *ctx, const void *record, size_t size)
+{
+	struct synth_tree_snap *snap = ctx;
+	size_t cap = snap->cap ? snap->cap : 65536;
+	void *grown;
+
+	while (cap - snap->len < size)
+		cap *= 2;
+	if (cap != snap->cap) {
+		grown = realloc(snap->buf, cap);
+		if (!grown)
+			return -ENOMEM;
+		snap->buf = grown;
+		snap->cap = cap;
+	}
+	memcpy((char *)snap->buf + snap->len, record, size);
+	snap->len += size;
+	return 0;
+}
+
+int synth_tree_snap__take(struct synth_tree_snap *snap, const struct synth_opts *o,
+			  const pid_t *roots, int nr_roots)
+{
+	int err;
+
+	snap->len = 0;
+	err = synthesize__tree(o, roots, nr_roots, snap__emit, snap);
+	if (err)
+		snap->len = 0;	/* a part of a tree is no fallback for the whole */
+	return err;
+}
+
+void synth_tree_snap__exit(struct synth_tree_snap *snap)
+{
+	free(snap->buf);
+	*snap = (struct synth_tree_snap){ 0 };
+}
+
+/* The fresh pass: every record on to the caller, noting the pids with a map. */
+struct since_ctx {
+	synth_emit_fn	emit;
+	void		*ctx;
+	struct pid_set	mapped;
+};
+
+static int since__emit(void *ctx, const void *record, size_t size)
+{
+	struct since_ctx *c = ctx;
+	const struct perf_event_header *h = record;
+	int err;
+
+	if (tree__is_map(h)) {
+		err = pid_set__add(&c->mapped, tree__record_pid(h));
+		if (err)
+			return err;
+	}
+	return c->emit(c->ctx, record, size);
+}
+
+/* The snapshot's pids that had a map there and have none in the fresh pass. */
+static int since__gone(const struct synth_tree_snap *snap, const struct pid_set *mapped,
+		       struct pid_set *gone)
+{
+	const char *p = snap->buf, *end = p + snap->len;
+	const struct perf_event_header *h;
+	pid_t pid;
+	int err;
+
+	for (; p < end; p += h->size) {
+		h = (const void *)p;
+		pid = tree__record_pid(h);
+		if (tree__is_map(h) && pid && !pid_set__has(mapped, pid)) {
+			err = pid_set__add(gone, pid);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int synthesize__tree_since(const struct synth_opts *o, const pid_t *roots, int nr_roots,
+			   const struct synth_tree_snap *snap, synth_emit_fn emit, void *ctx)
+{
+	struct since_ctx c = { .emit = emit, .ctx = ctx };
+	struct pid_set gone = { 0 };
+	const char *p, *end;
+	const struct perf_event_header *h;
+	pid_t pid;
+	int err;
+
+	err = synthesize__tree(o, roots, nr_roots, since__emit, &c);
+	if (!err && snap && snap->len)
+		err = since__gone(snap, &c.mapped, &gone);
+	/* Each gone process's records in the snapshot's order: COMM, FORK, then its maps. */
+	p = snap ? snap->buf : NULL;
+	end = p ? p + snap->len : NULL;
+	for (; !err && gone.nr && p < end; p += h->size) {
+		h = (const void *)p;
+		pid = tree__record_pid(h);
+		if (pid && pid_set__has(&gone, pid))
+			err = emit(ctx, h, h->size);
+	}
+	free(gone.pids);
+	free(c.mapped.pids);
 	return err;
 }

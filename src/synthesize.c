@@ -17,7 +17,7 @@
  * after the workers are joined) and opts->bid_cache (locked inside).
  *
  * The parallel walk of /proc is synthesize-parallel.c; the kernel and
- * module maps are synthesize-kernel.c.
+ * module maps are synthesize-kernel.c; the BPF programs, synthesize-bpf.c.
  *
  * Fidelity: record layouts, the order of records and the choice of which
  * mappings are written follow perf 6.1 (tools/perf/util/synthetic-events.c,

@@ -246,20 +246,16 @@ struct tdbuf {
 
 static int tdbuf__reserve(struct tdbuf *b, size_t more)
 {
-	size_t cap = b->cap ? b->cap : 16384;
 	char *data;
 
 	if (b->err)
 		return b->err;
 	if (b->len + more <= b->cap)
 		return 0;
-	while (cap < b->len + more)
-		cap *= 2;
-	data = realloc(b->data, cap);
+	data = buf__grow(b->data, &b->cap, b->len + more, 16384);
 	if (!data)
 		return b->err = -ENOMEM;
 	b->data = data;
-	b->cap = cap;
 	return 0;
 }
 
@@ -471,6 +467,14 @@ out:
 	return err;
 }
 
+/* The end of a list read from dir: dir closed, the u32 at count_off made count. */
+static int tdbuf__end_list(struct tdbuf *b, DIR *dir, size_t count_off, u32 count, int err)
+{
+	closedir(dir);
+	tdbuf__patch_u32(b, count_off, count);
+	return err ? err : b->err;
+}
+
 /*
  * The formats of the recorded events of one system: u32 count, then per
  * event u64 size and the format text. A missing system gives count 0.
@@ -500,9 +504,7 @@ static int tracing_data__put_system(struct tdbuf *b, int events_fd, const char *
 			break;
 		count++;
 	}
-	closedir(dir);
-	tdbuf__patch_u32(b, count_off, count);
-	return err ? err : b->err;
+	return tdbuf__end_list(b, dir, count_off, count, err);
 }
 
 /* Every system but ftrace that has recorded events: u32 count, then each. */
@@ -529,9 +531,7 @@ static int tracing_data__put_systems(struct tdbuf *b, int events_fd,
 			break;
 		count++;
 	}
-	closedir(dir);
-	tdbuf__patch_u32(b, count_off, count);
-	return err ? err : b->err;
+	return tdbuf__end_list(b, dir, count_off, count, err);
 }
 
 static void tracing_data__put_header(struct tdbuf *b)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * util.c — the helpers of include/precord/util.h: whole reads and writes,
+ * util.c — the helpers of include/precord/util.h: growing buffers, whole reads and writes,
  * the clock, error messages into the caller's buffer, and the checked
  * parsers every reader of /proc and sysfs goes through.
  *
@@ -34,6 +34,22 @@ int pread_all(int fd, void *buf, size_t len, u64 off, int eof_err)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+void *buf__grow(void *buf, size_t *cap, size_t need, size_t first)
+{
+	size_t size = *cap ? *cap : first;
+	void *p;
+
+	while (size < need) {
+		if (size > SIZE_MAX / 2)
+			return NULL;
+		size *= 2;
+	}
+	p = realloc(buf, size);
+	if (p)
+		*cap = size;
+	return p;
 }
 
 /* len bytes from buf: at off (pwrite) when off is given, else at the file's offset. */

@@ -39,9 +39,11 @@ perf_record() {
 		LIBC_FATAL_STDERR_=1 perf record -B -o "$T/perf.data" "$@" >/dev/null 2>"$T/perf.err"
 		rc=$?
 		# the crash may leave a status of 0 and a file without its final header
+		# or, killed before its header was final, a file that lists no event
 		if ! grep -Eq 'assertion failed at util/build-id|stack smashing' "$T/perf.err" &&
 		   ! { [ -e "$T/perf.data" ] && perf evlist -i "$T/perf.data" 2>&1 |
-			grep -q 'data size field is 0'; }; then
+			grep -q 'data size field is 0'; } &&
+		   ! { [ $rc = 0 ] && [ -z "$(perf evlist -i "$T/perf.data" 2>/dev/null)" ]; }; then
 			return $rc
 		fi
 	done

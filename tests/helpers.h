@@ -130,6 +130,8 @@ int parsed__parse(struct parsed *p, const char *const *args);
 /* cmocka fixture: *state a struct parsed with its opts initialized. */
 int parsed__setup(void **state);
 int parsed__teardown(void **state);
+/* A cmocka case run with that fixture. */
+#define parsed_test(f)	cmocka_unit_test_setup_teardown(f, parsed__setup, parsed__teardown)
 /* The last parse succeeded (the test fails with its message otherwise). */
 void parsed__assert_ok(const struct parsed *p);
 

@@ -37,3 +37,15 @@ perf_clean() {
 samples_of() {
 	sed -n 's/.*Captured and wrote .* (\([0-9]*\) samples) \]/\1/p' "$1" | tail -1
 }
+
+# Processes a test starts in the background (pids in BUSY) and the cgroup
+# directory it made (CGDIR): stop_busy kills and reaps the one, removes the
+# other; a test calls it from its EXIT trap too, whichever way it ends.
+BUSY=() CGDIR=
+stop_busy() {
+	local p
+	for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	BUSY=()
+	[ -z "$CGDIR" ] || rmdir "$CGDIR" 2>/dev/null
+	CGDIR=
+}

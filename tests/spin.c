@@ -6,7 +6,8 @@
  *   spin SECONDS [PERCENT]
  *
  * Starts one thread per CPU of its affinity mask, each pinned to its CPU,
- * spinning PERCENT (default 10) of every 10 ms and sleeping the rest, and
+ * spinning PERCENT (default 10; a decimal, at least 0.01) of every 10 ms
+ * and sleeping the rest, and
  * exits 0 after SECONDS (0: never) or at the first SIGTERM or SIGINT. A
  * light load by default: the guest's CPUs are emulated, all of them on two
  * host CPUs, and a spinning vCPU slows down everything else in the guest,
@@ -79,17 +80,18 @@ int main(int argc, char **argv)
 	size_t size;
 	pthread_t t;
 	char *end;
-	long secs, pct = 10;
+	double pct = 10;
+	long secs;
 	int cpu, err, sig;
 
 	secs = argc == 2 || argc == 3 ? strtol(argv[1], &end, 10) : -1;
 	if (secs >= 0 && !*end && argc == 3)
-		pct = strtol(argv[2], &end, 10);
-	if (secs < 0 || *end || pct < 1 || pct > 100) {
+		pct = strtod(argv[2], &end);
+	if (secs < 0 || *end || !(pct >= 0.01 && pct <= 100)) {
 		fprintf(stderr, "usage: spin SECONDS [PERCENT]\n");
 		return 2;
 	}
-	busy_ns = PERIOD_NS / 100 * pct;
+	busy_ns = (long)(PERIOD_NS / 100 * pct);
 	/* The threads inherit the mask: only sigwait() below takes these. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);

@@ -19,15 +19,7 @@
 #include <cmocka.h>
 
 #include "precord/cgroup.h"
-
-static void write_mounts(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
+#include "helpers.h"
 
 static void test_mountpoint(void **state)
 {
@@ -36,19 +28,19 @@ static void test_mountpoint(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(mounts, sizeof(mounts), "%s/mounts", dir);
 
-	write_mounts(mounts, "cgroup2 /sys/fs/cgroup/unified cgroup2 rw,relatime 0 0\n"
+	file__put_text(mounts, "cgroup2 /sys/fs/cgroup/unified cgroup2 rw,relatime 0 0\n"
 		     "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n"
 		     "cgroup /sys/fs/cgroup/perf_event cgroup rw,relatime,perf_event 0 0\n");
 	assert_int_equal(cgroup__mountpoint(mounts, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/sys/fs/cgroup/perf_event");
 
-	write_mounts(mounts, "proc /proc proc rw 0 0\n"
+	file__put_text(mounts, "proc /proc proc rw 0 0\n"
 		     "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n"
 		     "cgroup2 /a cgroup2 rw 0 0\ncgroup2 /b cgroup2 rw 0 0\n");
 	assert_int_equal(cgroup__mountpoint(mounts, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/a");
 
-	write_mounts(mounts, "proc /proc proc rw 0 0\ncgroup /c cgroup rw,cpu 0 0\n");
+	file__put_text(mounts, "proc /proc proc rw 0 0\ncgroup /c cgroup rw,cpu 0 0\n");
 	assert_int_equal(cgroup__mountpoint(mounts, buf, sizeof(buf)), -ENOENT);
 
 	unlink(mounts);
@@ -67,7 +59,7 @@ static void test_open(void **state)
 	snprintf(sub, sizeof(sub), "%s/grp", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	snprintf(text, sizeof(text), "cgroup2 %s cgroup2 rw 0 0\n", dir);
-	write_mounts(mounts, text);
+	file__put_text(mounts, text);
 
 	a = cgroup__open(mounts, "grp", path, sizeof(path));
 	assert_non_null(a);
@@ -88,7 +80,7 @@ static void test_open(void **state)
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(strstr(path, "/nosuch"));
 
-	write_mounts(mounts, "proc /proc proc rw 0 0\n");
+	file__put_text(mounts, "proc /proc proc rw 0 0\n");
 	assert_null(cgroup__open(mounts, "grp", path, sizeof(path)));
 	assert_string_equal(path, "");		/* no mount at all */
 

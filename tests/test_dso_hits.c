@@ -39,6 +39,7 @@
 #include "precord/dso-hits.h"
 #include "precord/sample.h"
 #include "precord/synthesize.h"
+#include "helpers.h"
 
 #define ST	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 #define ID	42
@@ -282,15 +283,6 @@ static void test_table_layout(void **state)
 	sample_attrs__exit(&sa);
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_cache_layout(void **state)
 {
 	char tmp[] = "/tmp/test-bidcache.XXXXXX", dir[PATH_MAX], elf[PATH_MAX],
@@ -307,8 +299,8 @@ static void test_cache_layout(void **state)
 	snprintf(dir, sizeof(dir), "%s/cache", tmp);
 	snprintf(elf, sizeof(elf), "%s/prog", tmp);
 	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms", tmp);
-	write_text(elf, "not really an ELF");
-	write_text(ksyms, "ffffffff81000000 T _text\n");
+	file__put_text(elf, "not really an ELF");
+	file__put_text(ksyms, "ffffffff81000000 T _text\n");
 	src.kallsyms = ksyms;
 	src.debug_dir = tmp;	/* no .debug files there */
 	user.name = elf;
@@ -370,7 +362,7 @@ static void test_cache_dir(void **state)
 	assert_int_equal(build_id_cache__dir("/given", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/given");
 	snprintf(cfg, sizeof(cfg), "%s/cfg", tmp);
-	write_text(cfg, "# perf config\n[core]\n\tdir = /not/this\n[BuildID]\n\tDir = \"/from/config\" ; x\n");
+	file__put_text(cfg, "# perf config\n[core]\n\tdir = /not/this\n[BuildID]\n\tDir = \"/from/config\" ; x\n");
 	setenv("PERF_CONFIG", cfg, 1);
 	assert_int_equal(build_id_cache__dir(NULL, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/from/config");

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "precord/header.h"
+#include "precord/synthesize.h"
 #include "precord/evlist.h"
 #include "precord/topology.h"
 
@@ -1051,6 +1052,67 @@ static void test_feature_payloads(void **state)
 	topology__delete(topo);
 }
 
+static const struct header_payload *payload_of(const struct header_payload *p, int nr, int feat)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (p[i].feat == feat)
+			return &p[i];
+	return NULL;
+}
+
+/*
+ * BPF_PROG_INFO and BPF_BTF: a u32 count, then the blobs kept, as they
+ * are; both written with a count of 0 when there are none, as perf does.
+ */
+static void test_bpf_features(void **state)
+{
+	struct fixture *f = *state;
+	u8 info_a[16] = { 1, 2, 3 }, info_b[24] = { 4, 5 }, btf[12] = { 7 };
+	struct bpf_blob infos[2] = {
+		{ .id = 3, .size = sizeof(info_a), .data = info_a },
+		{ .id = 9, .size = sizeof(info_b), .data = info_b },
+	};
+	struct bpf_blob btfs[1] = { { .id = 12, .size = sizeof(btf), .data = btf } };
+	struct bpf_progs progs = { .infos = infos, .nr_infos = 2, .btfs = btfs, .nr_btfs = 1 };
+	struct header_env env = { .no_buildid = true, .bpf_progs = &progs };
+	const struct header_payload *p;
+	struct header_payload *mem;
+	u8 want[4 + sizeof(info_a) + sizeof(info_b)];
+	u32 zero = 0, count;
+	int nr;
+
+	assert_int_equal(header__feature_payloads(&f->evlist, &env, &mem, &nr), 0);
+	p = payload_of(mem, nr, HEADER_BPF_PROG_INFO);
+	assert_non_null(p);
+	count = 2;
+	memcpy(want, &count, 4);
+	memcpy(want + 4, info_a, sizeof(info_a));
+	memcpy(want + 4 + sizeof(info_a), info_b, sizeof(info_b));
+	assert_int_equal(p->size, sizeof(want));
+	assert_memory_equal(p->data, want, sizeof(want));
+	p = payload_of(mem, nr, HEADER_BPF_BTF);
+	assert_non_null(p);
+	count = 1;
+	memcpy(want, &count, 4);
+	memcpy(want + 4, btf, sizeof(btf));
+	assert_int_equal(p->size, 4 + sizeof(btf));
+	assert_memory_equal(p->data, want, 4 + sizeof(btf));
+	header_payloads__free(mem, nr);
+
+	assert_int_equal(header__feature_payloads(&f->evlist, NULL, &mem, &nr), 0);
+	p = payload_of(mem, nr, HEADER_BPF_PROG_INFO);
+	assert_non_null(p);
+	assert_int_equal(p->size, 4);
+	assert_memory_equal(p->data, &zero, 4);
+	p = payload_of(mem, nr, HEADER_BPF_BTF);
+	assert_non_null(p);
+	assert_int_equal(p->size, 4);
+	assert_memory_equal(p->data, &zero, 4);
+	header_payloads__free(mem, nr);
+}
+
 static void test_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -1084,24 +1146,27 @@ static void test_errors(void **state)
 	assert_int_equal(header__feat_section(f->fd, &hdr, 300, &sec), -ENOENT);
 }
 
+#define fixture_test(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_start_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_host_features, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_synthetic_topology, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_sparse_cpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_xeon_phi_topology, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_clock_and_compressed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_clock_data_now, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_tracing_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_start_ahead, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_tracing_data_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_build_id_table, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_null_env, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_no_room_for_features, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_feature_payloads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		fixture_test(test_start_layout),
+		fixture_test(test_end_host_features),
+		fixture_test(test_end_synthetic_topology),
+		fixture_test(test_end_sparse_cpus),
+		fixture_test(test_end_xeon_phi_topology),
+		fixture_test(test_end_clock_and_compressed),
+		fixture_test(test_end_clock_data_now),
+		fixture_test(test_end_tracing_data),
+		fixture_test(test_start_ahead),
+		fixture_test(test_end_tracing_data_fails),
+		fixture_test(test_end_build_id_table),
+		fixture_test(test_end_null_env),
+		fixture_test(test_end_no_room_for_features),
+		fixture_test(test_feature_payloads),
+		fixture_test(test_bpf_features),
+		fixture_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

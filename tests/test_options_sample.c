@@ -399,16 +399,16 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
-		cmocka_unit_test_setup_teardown(test_flags, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_period_and_timestamp, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_tid_inherit, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_per_thread, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_regs, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_regs_list, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_help, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_filter, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_synth_cgroup, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_bad_input, parsed__setup, parsed__teardown),
+		parsed_test(test_flags),
+		parsed_test(test_period_and_timestamp),
+		parsed_test(test_tid_inherit),
+		parsed_test(test_per_thread),
+		parsed_test(test_regs),
+		parsed_test(test_regs_list),
+		parsed_test(test_help),
+		parsed_test(test_filter),
+		parsed_test(test_synth_cgroup),
+		parsed_test(test_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

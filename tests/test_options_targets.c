@@ -303,14 +303,14 @@ static void test_bpf_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_branch_filter_names, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_branch_filter_refused, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_branch_any, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_uid, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_cgroup, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_exclude_perf, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_aux_options, parsed__setup, parsed__teardown),
-		cmocka_unit_test_setup_teardown(test_bpf_options, parsed__setup, parsed__teardown),
+		parsed_test(test_branch_filter_names),
+		parsed_test(test_branch_filter_refused),
+		parsed_test(test_branch_any),
+		parsed_test(test_uid),
+		parsed_test(test_cgroup),
+		parsed_test(test_exclude_perf),
+		parsed_test(test_aux_options),
+		parsed_test(test_bpf_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

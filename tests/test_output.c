@@ -345,21 +345,23 @@ static void test_remove_dir(void **state)
 	assert_file_holds(at(t, "victim/data.0"), "ring 0");
 }
 
+#define dir_test(f)	cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_kinds, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_recording_dir, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_keep_old_file, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_keep_old_device, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_keep_old_fifo, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_keep_old_planted_link, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_keep_old_kinds_differ, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_keep_old_refuses, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_create, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_create_others_file, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_others_link_not_followed, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_remove_dir, setup_dir, teardown_dir),
+		dir_test(test_kinds),
+		dir_test(test_recording_dir),
+		dir_test(test_keep_old_file),
+		dir_test(test_keep_old_device),
+		dir_test(test_keep_old_fifo),
+		dir_test(test_keep_old_planted_link),
+		dir_test(test_keep_old_kinds_differ),
+		dir_test(test_keep_old_refuses),
+		dir_test(test_create),
+		dir_test(test_create_others_file),
+		dir_test(test_others_link_not_followed),
+		dir_test(test_remove_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

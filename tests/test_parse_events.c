@@ -768,33 +768,31 @@ static void test_default(void **state)
 	assert_int_equal(evlist->nr_entries, 2);
 }
 
+#define evlist_test(f)	cmocka_unit_test_setup_teardown(f, setup_evlist, teardown_evlist)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_modifiers),
-		cmocka_unit_test_setup_teardown(test_comma_list, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_repeated_calls_append, setup_evlist,
-						teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_tracepoint, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_tracepoint_modifier, setup_evlist,
-						teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_tracepoint_glob, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_tracepoint_glob_all, setup_evlist,
-						teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_tracepoint_glob_partial, setup_evlist,
-						teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_mixed_list, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_more_modifiers, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_groups, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_group_flags, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_terms, setup_evlist, teardown_evlist),
+		evlist_test(test_comma_list),
+		evlist_test(test_repeated_calls_append),
+		evlist_test(test_tracepoint),
+		evlist_test(test_tracepoint_modifier),
+		evlist_test(test_tracepoint_glob),
+		evlist_test(test_tracepoint_glob_all),
+		evlist_test(test_tracepoint_glob_partial),
+		evlist_test(test_mixed_list),
+		evlist_test(test_more_modifiers),
+		evlist_test(test_groups),
+		evlist_test(test_group_flags),
+		evlist_test(test_terms),
 		cmocka_unit_test(test_other_events),
-		cmocka_unit_test_setup_teardown(test_breakpoints, setup_evlist, teardown_evlist),
+		evlist_test(test_breakpoints),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_bad_tracepoints),
-		cmocka_unit_test_setup_teardown(test_null_error_buffer, setup_evlist, teardown_evlist),
-		cmocka_unit_test_setup_teardown(test_default, setup_evlist, teardown_evlist),
+		evlist_test(test_null_error_buffer),
+		evlist_test(test_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -373,18 +373,20 @@ static void test_host_sysfs(void **state)
 	assert_int_equal(evlist->nr_entries, 1);
 }
 
+#define evlist_test(f)	cmocka_unit_test_setup_teardown(f, new_evlist, delete_evlist)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_pmus),
-		cmocka_unit_test_setup_teardown(test_format_terms, new_evlist, delete_evlist),
-		cmocka_unit_test_setup_teardown(test_named_events, new_evlist, delete_evlist),
-		cmocka_unit_test_setup_teardown(test_weak_and_params, new_evlist, delete_evlist),
-		cmocka_unit_test_setup_teardown(test_pmu_prefix, new_evlist, delete_evlist),
-		cmocka_unit_test_setup_teardown(test_pmu_groups, new_evlist, delete_evlist),
-		cmocka_unit_test_setup_teardown(test_pmu_errors, new_evlist, delete_evlist),
-		cmocka_unit_test_setup_teardown(test_host_sysfs, new_evlist, delete_evlist),
+		evlist_test(test_format_terms),
+		evlist_test(test_named_events),
+		evlist_test(test_weak_and_params),
+		evlist_test(test_pmu_prefix),
+		evlist_test(test_pmu_groups),
+		evlist_test(test_pmu_errors),
+		evlist_test(test_host_sysfs),
 	};
 
 	return cmocka_run_group_tests(tests, setup_sysfs, teardown_sysfs);

@@ -361,14 +361,16 @@ static void test_feature_is_sent(void **state)
 		assert_false(pipe__feature_is_sent(not_sent[i]));
 }
 
+#define fixture_test(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_header, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_synthesize, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tracing_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_emit_fails, setup, teardown),
+		fixture_test(test_header),
+		fixture_test(test_synthesize),
+		fixture_test(test_tracing_data),
+		fixture_test(test_too_big),
+		fixture_test(test_emit_fails),
 		cmocka_unit_test(test_feature_is_sent),
 	};
 

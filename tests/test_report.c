@@ -1364,32 +1364,34 @@ static void test_cmd_report_svg(void **state)
 	assert_int_equal(run_cmd(f, out, errf, 4, argv_empty), 129);
 }
 
+#define fixture_test(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_two_cpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_compressed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_minus_one, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_many_ids, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_id_index_attribution, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_perf_system_wide, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_directory, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_directory_data_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pipe_mode, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unfinished, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_untimed_lost, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_times_near_2_64, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_auxtrace_skipped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_auxtrace_size_wraps, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_auxtrace_size_past_end, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_records, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_compressed_record, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_header_sections, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_data_section, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ids_bound, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cmd_report_svg, setup, teardown),
+		fixture_test(test_two_cpus),
+		fixture_test(test_compressed),
+		fixture_test(test_cpu_minus_one),
+		fixture_test(test_many_ids),
+		fixture_test(test_id_index_attribution),
+		fixture_test(test_perf_system_wide),
+		fixture_test(test_directory),
+		fixture_test(test_directory_data_only),
+		fixture_test(test_pipe_mode),
+		fixture_test(test_unfinished),
+		fixture_test(test_untimed_lost),
+		fixture_test(test_times_near_2_64),
+		fixture_test(test_errors),
+		fixture_test(test_auxtrace_skipped),
+		fixture_test(test_auxtrace_size_wraps),
+		fixture_test(test_auxtrace_size_past_end),
+		fixture_test(test_bad_records),
+		fixture_test(test_bad_compressed_record),
+		fixture_test(test_bad_header_sections),
+		fixture_test(test_bad_data_section),
+		fixture_test(test_ids_bound),
+		fixture_test(test_cmd_report),
+		fixture_test(test_cmd_report_svg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,14 +166,16 @@ static void test_off_on_a_pipe_or_quiet(void **state)
 	assert_string_equal(drain(p->master), "");
 }
 
+#define pty_test(f)	cmocka_unit_test_setup_teardown(f, setup_pty, teardown_pty)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
-		cmocka_unit_test_setup_teardown(test_timeout, setup_pty, teardown_pty),
-		cmocka_unit_test_setup_teardown(test_tick_once_a_second, setup_pty, teardown_pty),
-		cmocka_unit_test_setup_teardown(test_cut_to_width, setup_pty, teardown_pty),
-		cmocka_unit_test_setup_teardown(test_off_on_a_pipe_or_quiet, setup_pty, teardown_pty),
+		pty_test(test_timeout),
+		pty_test(test_tick_once_a_second),
+		pty_test(test_cut_to_width),
+		pty_test(test_off_on_a_pipe_or_quiet),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

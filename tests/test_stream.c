@@ -891,16 +891,18 @@ static int teardown(void **state)
 	return 0;
 }
 
+#define fixture_test(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_live_counters, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_switch_moves_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_snapshot_reads_backward, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_file_holds_rings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_file_ends_the_pass, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_switch_after_exit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_one_file_notes_size, setup, teardown),
+		fixture_test(test_live_counters),
+		fixture_test(test_switch_moves_files),
+		fixture_test(test_snapshot_reads_backward),
+		fixture_test(test_full_file_holds_rings),
+		fixture_test(test_full_file_ends_the_pass),
+		fixture_test(test_switch_after_exit),
+		fixture_test(test_one_file_notes_size),
 		cmocka_unit_test(test_group_churn_keeps_records),
 		cmocka_unit_test(test_group_splits_to_one_ring_each),
 		cmocka_unit_test(test_group_loss_then_idle),

@@ -503,7 +503,21 @@ static void test_offline_cpus(void **state)
 {
 	struct topology *topo = topology__new_synthetic("pack:2 numa:2 core:2 pu:1");
 	struct cpu_map *off = cpus_of("3,6-7"), *online, *present;
+	/* masks naming an offline CPU, or one beyond the machine */
+	static const struct {
+		const char	*spec, *msg;
+	} offline[] = {
+		{ "3/3:0-2/0-2", "Failed to initialize maps thread mask: CPU 3 is offline "
+		  "(online: 0-2,4-5); bring it online or leave it out of --threads" },
+		{ "0-2/0-2:4-7/4-7", "Failed to initialize maps thread mask: CPUs 6-7 are offline "
+		  "(online: 0-2,4-5); bring them online or leave them out of --threads" },
+		{ "0-2/3", "Failed to initialize affinity thread mask: CPU 3 is offline "
+		  "(online: 0-2,4-5); bring it online or leave it out of --threads" },
+		{ "0/0:8/8", "Failed to initialize maps thread mask: CPU 8 does not exist "
+		  "(CPUs 0-7); fix the --threads masks" },
+	};
 	struct stream_layout *layout;
+	size_t i;
 
 	assert_non_null(topo);
 	assert_int_equal(topology__take_offline(topo, off), 0);
@@ -515,18 +529,8 @@ static void test_offline_cpus(void **state)
 
 	layout__delete(layout_expect("numa", topo, "0-2,4-5", "0-1 2 4-5"));
 
-	assert_layout_error("3/3:0-2/0-2", topo, "0-2,4-5",
-		"Failed to initialize maps thread mask: CPU 3 is offline (online: 0-2,4-5); "
-		"bring it online or leave it out of --threads");
-	assert_layout_error("0-2/0-2:4-7/4-7", topo, "0-2,4-5",
-		"Failed to initialize maps thread mask: CPUs 6-7 are offline (online: 0-2,4-5); "
-		"bring them online or leave them out of --threads");
-	assert_layout_error("0-2/3", topo, "0-2,4-5",
-		"Failed to initialize affinity thread mask: CPU 3 is offline (online: 0-2,4-5); "
-		"bring it online or leave it out of --threads");
-	assert_layout_error("0/0:8/8", topo, "0-2,4-5",
-		"Failed to initialize maps thread mask: CPU 8 does not exist (CPUs 0-7); "
-		"fix the --threads masks");
+	for (i = 0; i < sizeof(offline) / sizeof(offline[0]); i++)
+		assert_layout_error(offline[i].spec, topo, "0-2,4-5", offline[i].msg);
 	/* online, not recorded (-C 0-2): dropped from the mask */
 	layout = layout_of("0-2,4/0-2:5/5", topo, "0-2,5");
 	assert_cpu_list(layout->maps[0], "0-2");
@@ -628,24 +632,26 @@ static void test_host_numa(void **state)
 	topology__delete(topo);
 }
 
+#define phi_test(f)	cmocka_unit_test_setup_teardown(f, phi_setup, topo_teardown)
+#define eight_test(f)	cmocka_unit_test_setup_teardown(f, eight_setup, topo_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_phi_numa, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_core, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_cpu, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_package, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_spec_names, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_adaptive, phi_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_phi_intersect, phi_setup, topo_teardown),
+		phi_test(test_phi_numa),
+		phi_test(test_phi_core),
+		phi_test(test_phi_cpu),
+		phi_test(test_phi_package),
+		phi_test(test_spec_names),
+		phi_test(test_phi_adaptive),
+		phi_test(test_phi_intersect),
 		cmocka_unit_test(test_two_sockets),
 		cmocka_unit_test(test_node_os_index),
 		cmocka_unit_test(test_fit_allowed),
-		cmocka_unit_test_setup_teardown(test_user_masks, eight_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_user_errors, eight_setup, topo_teardown),
-		cmocka_unit_test_setup_teardown(test_user_overlap_unrecorded, eight_setup,
-						topo_teardown),
-		cmocka_unit_test_setup_teardown(test_other_errors, eight_setup, topo_teardown),
+		eight_test(test_user_masks),
+		eight_test(test_user_errors),
+		eight_test(test_user_overlap_unrecorded),
+		eight_test(test_other_errors),
 		cmocka_unit_test(test_offline_cpus),
 		cmocka_unit_test(test_host_numa),
 	};

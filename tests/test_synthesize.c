@@ -1227,6 +1227,91 @@ static void test_fake_tree(void **state)
 	assert_int_equal(c.nr, 0);
 }
 
+/* The MMAP2 records of pid in c. */
+static size_t count_maps_of(const struct collector *c, pid_t pid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr; i++) {
+		const struct perf_record_mmap2 *m = (const void *)c->recs[i].data;
+
+		if (m->header.type == PERF_RECORD_MMAP2 && (pid_t)m->pid == pid)
+			n++;
+	}
+	return n;
+}
+
+/* A process of a fake /proc tree in proc4/: status, its thread's, and maps (or none). */
+static void write_tree_proc(int pid, int ppid, const char *maps)
+{
+	char rel[64], buf[1024];
+
+	snprintf(rel, sizeof(rel), "proc4/%d/status", pid);
+	write_text(rel, status_of(buf, sizeof(buf), "p", pid, pid, ppid, true));
+	snprintf(rel, sizeof(rel), "proc4/%d/task/%d/status", pid, pid);
+	write_text(rel, status_of(buf, sizeof(buf), "p", pid, pid, ppid, true));
+	snprintf(rel, sizeof(rel), "proc4/%d/task/%d/maps", pid, pid);
+	write_text(rel, maps);
+}
+
+/*
+ * synthesize__tree_since(): a process of the snapshot that has no maps
+ * now (gone from /proc, or a zombie) gets its records from the snapshot;
+ * one that still runs gets /proc's only, once.
+ */
+static void test_fake_tree_since(void **state)
+{
+	struct synth_paths paths = fake_paths();
+	struct synth_tree_snap snap = { 0 };
+	struct collector c = { 0 };
+	struct synth_opts o;
+	char path[PATH_MAX];
+	pid_t root = 10;
+	size_t plain;
+
+	write_tree_proc(10, 1, FAKE_MAPS);
+	write_tree_proc(20, 10, FAKE_MAPS);
+	paths.proc = tpath("proc4");
+	opts_init(&o, 8);
+	o.paths = &paths;
+	assert_int_equal(synth_tree_snap__take(&snap, &o, &root, 1), 0);
+	assert_true(snap.len > 0);
+
+	/* both still run: exactly what synthesize__tree() gives */
+	assert_int_equal(synthesize__tree(&o, &root, 1, collector__emit, &c), 0);
+	plain = c.nr;
+	collector__reset(&c);
+	assert_int_equal(synthesize__tree_since(&o, &root, 1, &snap, collector__emit, &c), 0);
+	assert_int_equal(c.nr, plain);
+	assert_int_equal(count_maps_of(&c, 20), 5);
+	collector__reset(&c);
+
+	/* 20 a zombie (no maps): its maps from the snapshot */
+	write_tree_proc(20, 10, "");
+	assert_int_equal(synthesize__tree_since(&o, &root, 1, &snap, collector__emit, &c), 0);
+	check_stream(&c, 8);
+	assert_int_equal(count_maps_of(&c, 10), 5);
+	assert_int_equal(count_maps_of(&c, 20), 5);
+	assert_string_equal(find_comm(&c, 20, NULL)->comm, "p");
+	collector__reset(&c);
+
+	/* 20 gone from /proc: the same */
+	snprintf(path, sizeof(path), "%s/20", paths.proc);
+	assert_int_equal(tmpdir__remove(path), 0);
+	assert_int_equal(synthesize__tree_since(&o, &root, 1, &snap, collector__emit, &c), 0);
+	check_stream(&c, 8);
+	assert_int_equal(count_maps_of(&c, 10), 5);
+	assert_int_equal(count_maps_of(&c, 20), 5);
+	collector__reset(&c);
+
+	/* no snapshot: /proc's tree only */
+	assert_int_equal(synthesize__tree_since(&o, &root, 1, NULL, collector__emit, &c), 0);
+	assert_int_equal(count_maps_of(&c, 20), 0);
+	collector__reset(&c);
+	synth_tree_snap__exit(&snap);
+	assert_null(snap.buf);
+}
+
 /* The mount point, when /proc/mounts has a hugetlbfs (checked with getmntent). */
 static void test_hugetlbfs_mountpoint(void **state)
 {
@@ -1969,6 +2054,7 @@ int main(void)
 		cmocka_unit_test(test_fake_timeout),
 		cmocka_unit_test(test_fake_long_line),
 		cmocka_unit_test(test_fake_tree),
+		cmocka_unit_test(test_fake_tree_since),
 		cmocka_unit_test(test_fake_namespaces),
 		cmocka_unit_test(test_self_namespaces),
 		cmocka_unit_test(test_fake_cgroups),

@@ -123,6 +123,31 @@ static void test_files(void **state)
 	close(fd);
 }
 
+/* A buffer doubles from its first size until what it must hold fits. */
+static void test_buf_grow(void **state)
+{
+	size_t cap = 0;
+	char *buf = buf__grow(NULL, &cap, 10, 16), *p;
+
+	assert_non_null(buf);
+	assert_int_equal(cap, 16);
+	memset(buf, 'a', cap);
+	p = buf__grow(buf, &cap, 17, 16);
+	assert_non_null(p);
+	assert_int_equal(cap, 32);
+	assert_int_equal(p[15], 'a');	/* what it held is kept */
+	buf = p;
+	p = buf__grow(buf, &cap, 129, 16);
+	assert_non_null(p);
+	assert_int_equal(cap, 256);
+	buf = p;
+	/* a size no doubling reaches: NULL, the buffer and its size as they were */
+	assert_null(buf__grow(buf, &cap, SIZE_MAX, 16));
+	assert_int_equal(cap, 256);
+	assert_int_equal(buf[0], 'a');
+	free(buf);
+}
+
 static void test_errbuf(void **state)
 {
 	char err[8] = "x";
@@ -154,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_parse_keys_and_names),
 		cmocka_unit_test_setup_teardown(test_files, setup, teardown),
 		cmocka_unit_test(test_errbuf),
+		cmocka_unit_test(test_buf_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1153,33 +1153,36 @@ static void test_mmap_killed_mid_copy(void **state)
 		      least, most);
 }
 
+#define dir_test(f)	cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
+#define tmpfs_test(f)	cmocka_unit_test_setup_teardown(f, setup_tmpfs, teardown_dir)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_stream_write, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_stream_mmap, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_mmap_size, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_prealloc, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_prealloc_not_applied, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_mmap_needs_rdwr, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_writev, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_ranges_then_skip, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_open_close_edges, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_pipe_nonblocking, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_pipe_signals, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_short_write_then_error, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_full_disk, setup_tmpfs, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_full_disk_shared, setup_tmpfs, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_bind_node, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_region_error_keeps_file, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_stream_aio, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_aio_short_write_then_error, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_aio_flush, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_aio_in_flight, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_aio_thread, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_full_disk_aio, setup_tmpfs, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_writev_full_disk, setup_tmpfs, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_mmap_killed_mid_copy, setup_dir, teardown_dir),
+		dir_test(test_stream_write),
+		dir_test(test_stream_mmap),
+		dir_test(test_mmap_size),
+		dir_test(test_prealloc),
+		dir_test(test_prealloc_not_applied),
+		dir_test(test_mmap_needs_rdwr),
+		dir_test(test_writev),
+		dir_test(test_ranges_then_skip),
+		dir_test(test_open_close_edges),
+		dir_test(test_pipe_nonblocking),
+		dir_test(test_pipe_signals),
+		dir_test(test_short_write_then_error),
+		tmpfs_test(test_full_disk),
+		tmpfs_test(test_full_disk_shared),
+		dir_test(test_bind_node),
+		dir_test(test_region_error_keeps_file),
+		dir_test(test_stream_aio),
+		dir_test(test_aio_short_write_then_error),
+		dir_test(test_aio_flush),
+		dir_test(test_aio_in_flight),
+		dir_test(test_aio_thread),
+		tmpfs_test(test_full_disk_aio),
+		tmpfs_test(test_writev_full_disk),
+		dir_test(test_mmap_killed_mid_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,7 @@
  * its NUMA node, its thread name, which worker serves each CPU, and which
  * workers each node holds.  It starts no thread and binds nothing, so the
  * tests check it on synthetic topologies (a 272-PU Xeon Phi, a 2-socket
- * server) that this machine does not have; pool.c then starts the threads
+ * server) that this machine does not have; pool-new.c then starts the threads
  * the plan describes.  Called by one thread; the plan is read-only after.
  *
  * Scopes map onto hwloc objects: cpu -> PU, smt -> Core, cache -> the

@@ -3,8 +3,9 @@
  * wq-internal.h — what the workqueue library's own files share: the worker
  * layout computed from a topology (also used by the tests, on synthetic
  * topologies), the pool and worker structs, and the calls between pool.c
- * (threads, queues, sleeping and waking), wq.c (work items, workqueues) and
- * parallel.c.  Not installed; users include wq.h only.
+ * (queues, sleeping and waking), pool-new.c (the pool and its threads),
+ * wq.c (work items, workqueues) and parallel.c.  Not installed; users
+ * include wq.h only.
  *
  * Locking legend used on every shared struct:
  *   I: set before the workers start, read-only afterwards
@@ -179,8 +180,15 @@ struct wq_pool {
 	struct wq		*wqs;		/* P: workqueues on this pool */
 };
 
+/* Bits in a word of a pool's bitmap of sleeping workers. */
+#define LONG_BITS	((int)(sizeof(unsigned long) * 8))
+
 /* pool.c */
 struct wq_worker *wq_worker__self(void);
+/* A worker thread's entry (arg: its struct wq_worker), started by pool-new.c. */
+void *wq_worker__main(void *arg);
+/* A new worker's queue: its lock and its two empty lists. */
+void wq_worker__init_queue(struct wq_worker *w, const pthread_mutexattr_t *attr);
 int64_t wq__now_ns(void);
 int64_t wq__coarse_ns(void);
 /* Put an owned, pending work on a queue (target NULL: pick one) and wake. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include "precord/perf-file.h"
 
+struct bpf_progs;
 struct evlist;
 struct topology;
 
@@ -46,6 +47,11 @@ struct header_env {
 	 */
 	const void	*build_id_table;
 	size_t		build_id_table_size;
+	/*
+	 * HEADER_BPF_PROG_INFO and HEADER_BPF_BTF: the BPF programs described
+	 * (synthesize__bpf()). NULL: none, both written with a count of 0.
+	 */
+	const struct bpf_progs *bpf_progs;
 	/* The `data` file of a perf directory (data + data.N): HEADER_DIR_FORMAT v1 */
 	bool		dir_format;
 	/* -z: HEADER_COMPRESSED */

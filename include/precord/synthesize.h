@@ -2,7 +2,8 @@
 /*
  * synthesize.h — records describing what already runs when recording
  * starts: COMM, FORK and MMAP2 of every task in scope (from /proc), the
- * kernel map and modules, ID_INDEX, FINISHED_INIT. Each record goes to an
+ * kernel map and modules, the BPF programs loaded (synthesize-bpf.c),
+ * ID_INDEX, FINISHED_INIT. Each record goes to an
  * emit callback, complete, with the evlist's sample_id trailer (zeroed:
  * time 0 so perf delivers it before any kernel record).
  *
@@ -47,6 +48,41 @@ typedef int (*synth_emit_fn)(void *ctx, const void *record, size_t size);
 typedef u64 (*synth_clock_fn)(void *clock_ctx);
 
 /*
+ * The bpf(2) system call (tests inject one): cmd with attr (a union
+ * bpf_attr of size bytes); the fd or 0 it returns, or -errno. The fds it
+ * returns are closed with close().
+ */
+typedef int (*synth_bpf_fn)(void *bpf_ctx, int cmd, void *attr, unsigned int size);
+
+/*
+ * One BPF program's info or one BTF object, as the header holds it:
+ * HEADER_BPF_PROG_INFO: perf's perf_bpil ({u32 info_len, u32 data_len,
+ * u64 arrays, struct bpf_prog_info, data}, the info's array pointers
+ * turned into offsets into data); HEADER_BPF_BTF: {u32 id, u32 size, the
+ * raw BTF}.
+ */
+struct bpf_blob {
+	u32	id;		/* the program's id, or the BTF object's */
+	size_t	size;
+	u8	*data;
+};
+
+/*
+ * The programs described so far in a recording and the BTF they refer to,
+ * each by ascending id, each id once (perf's env->bpf_progs): what
+ * synthesize__bpf() found, for the header's two features. Zero is empty;
+ * owned by the thread that synthesizes and writes the header.
+ */
+struct bpf_progs {
+	struct bpf_blob	*infos;
+	int		nr_infos, alloc_infos;
+	struct bpf_blob	*btfs;
+	int		nr_btfs, alloc_btfs;
+};
+
+void bpf_progs__exit(struct bpf_progs *p);	/* frees every blob; p is empty after */
+
+/*
  * Counters a caller reads once synthesis is over (after joining the workers
  * that ran it). Each field is only ever added to with a relaxed atomic: they
  * are independent tallies, nothing is published through them.
@@ -77,6 +113,8 @@ struct synth_opts {
 	bool		no_task;		/* MMAP2 only. NB: perf's --synth=mmap
 						 * means task+mmap, i.e. neither flag */
 	bool		namespaces;		/* NAMESPACES per task (perf --namespaces) */
+	bool		bpf_event;		/* BPF_EVENT records and the programs' info
+						 * kept (perf: unless --no-bpf-event) */
 
 	/* Optional (zero/NULL is fine for all of these). */
 	struct synth_stats	*stats;		/* timeouts, vanished tasks */
@@ -85,6 +123,9 @@ struct synth_opts {
 	synth_clock_fn		clock;		/* NULL: CLOCK_MONOTONIC */
 	void			*clock_ctx;
 	const struct synth_paths *paths;	/* NULL: the real files */
+	struct bpf_progs	*bpf_progs;	/* what synthesize__bpf() found goes here */
+	synth_bpf_fn		bpf;		/* NULL: the bpf(2) system call */
+	void			*bpf_ctx;
 };
 
 /* perf's defaults: 500 ms map timeout, everything else off. */
@@ -100,6 +141,25 @@ void synth_opts__init(struct synth_opts *o);
  */
 int synthesize__kernel_mmap(const struct synth_opts *o, synth_emit_fn emit, void *ctx);
 int synthesize__modules(const struct synth_opts *o, synth_emit_fn emit, void *ctx);
+
+/*
+ * The BPF programs loaded now, as perf 6.1 describes them
+ * (tools/perf/util/bpf-event.c): for each program, by ascending id, one
+ * KSYMBOL per JITed function (type BPF, named "bpf_prog_<tag>_<name>":
+ * the function's tag, and its name from the program's BTF func_info, or
+ * the program's name when it has one function and no BTF, or "F"), then,
+ * with opts->bpf_event, one BPF_EVENT PROG_LOAD with its id and tag. Then
+ * one KSYMBOL (a page long) per BPF trampoline and dispatcher of
+ * /proc/kallsyms. Into opts->bpf_progs (when set): the BTF of each
+ * program named from it and, with opts->bpf_event, each program's info.
+ * A program unloaded while the walk runs, or whose info cannot be read
+ * (not JITed, addresses hidden from this user), is skipped. Returns 0;
+ * 0 as well when this user may not list programs (EPERM) or the kernel
+ * has no bpf(2) (EINVAL, ENOSYS) — *listed (when not NULL) is then false;
+ * another failure of the walk as -errno, after the records of the programs
+ * before it; an emit error as it is.
+ */
+int synthesize__bpf(const struct synth_opts *o, synth_emit_fn emit, void *ctx, bool *listed);
 
 /*
  * FORK + COMM for every task of process pid, and MMAP2 for its maps (perf's
@@ -142,6 +202,26 @@ int synthesize__proc_pids(const struct synth_opts *o, pid_t **pids);
  */
 int synthesize__tree(const struct synth_opts *o, const pid_t *roots, int nr_roots,
 		     synth_emit_fn emit, void *ctx);
+/*
+ * A tree's records as synthesize__tree() gives them, kept in memory: taken
+ * just before a --switch-output file ends, for the processes that exit
+ * before the next file is synthesized. take(): 0 or -errno (then empty);
+ * exit() frees it.
+ */
+struct synth_tree_snap {
+	void	*buf;
+	size_t	len, cap;
+};
+int synth_tree_snap__take(struct synth_tree_snap *snap, const struct synth_opts *o,
+			  const pid_t *roots, int nr_roots);
+void synth_tree_snap__exit(struct synth_tree_snap *snap);
+/*
+ * synthesize__tree(), then, for every process of snap (NULL or empty:
+ * none) that had a map there and has none now (it exited, or is a
+ * zombie), its records from snap.
+ */
+int synthesize__tree_since(const struct synth_opts *o, const pid_t *roots, int nr_roots,
+			   const struct synth_tree_snap *snap, synth_emit_fn emit, void *ctx);
 /* The processes owning the threads of a thread map (-p/-t). Entries -1 are skipped. */
 int synthesize__thread_map(const struct synth_opts *o, const struct thread_map *threads,
 			   synth_emit_fn emit, void *ctx);
@@ -285,6 +365,25 @@ struct perf_record_cgroup {
 	struct perf_event_header	header;
 	u64				id;
 	char				path[PATH_MAX];
+};
+
+#define KSYM_NAME_LEN	512	/* perf's longest KSYMBOL name, NUL included */
+
+struct perf_record_ksymbol {
+	struct perf_event_header	header;
+	u64				addr;
+	u32				len;
+	u16				ksym_type;	/* PERF_RECORD_KSYMBOL_TYPE_BPF */
+	u16				flags;
+	char				name[KSYM_NAME_LEN];
+};
+
+struct perf_record_bpf_event {
+	struct perf_event_header	header;
+	u16				type;		/* PERF_BPF_EVENT_PROG_LOAD */
+	u16				flags;
+	u32				id;
+	u8				tag[8];		/* BPF_TAG_SIZE */
 };
 
 struct perf_record_id_index {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * util.h — the small helpers every module would otherwise write for
- * itself (src/util.c): array sizes, unaligned loads, whole reads and
+ * itself (src/util.c): array sizes, unaligned loads, growing buffers, whole reads and
  * writes at an offset, the monotonic clock, a message into the caller's
  * error buffer, and checked parsers of the numbers in /proc and sysfs
  * text. workqueue/ has its own: it knows nothing of precord.
@@ -38,6 +38,14 @@ static inline u32 load_u32(const void *p)
  * eof_err when the file ends first (what a short file means to the caller).
  */
 int pread_all(int fd, void *buf, size_t len, u64 off, int eof_err);
+
+/*
+ * buf, a malloc()ed buffer of *cap bytes (NULL and 0 before the first
+ * call), made to hold need bytes: its size doubles, from first when it has
+ * none (first > 0), until need fits. The buffer (moved, maybe) with *cap
+ * its new size, or NULL with buf and *cap as they were.
+ */
+void *buf__grow(void *buf, size_t *cap, size_t need, size_t first);
 /* Exactly len bytes at off: 0, -errno, or -EIO when a write moves nothing. */
 int pwrite_all(int fd, const void *buf, size_t len, u64 off);
 /* The same at the file's offset (a pipe, a file written front to back). */

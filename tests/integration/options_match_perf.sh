@@ -71,14 +71,6 @@ same_attrs() {
 }
 
 # What the cases start in the background goes, whichever way the test ends.
-BUSY=() CGDIR=
-stop_busy() {
-	local p
-	for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	BUSY=()
-	[ -z "$CGDIR" ] || rmdir "$CGDIR" 2>/dev/null
-	CGDIR=
-}
 sleep 600 & SLEEPER=$!
 trap 'kill $SLEEPER 2>/dev/null; stop_busy; cleanup_test' EXIT
 E=(-e cpu-clock)
@@ -352,6 +344,16 @@ fi
 perf record --user-regs=? 2>&1 | grep 'available registers' >"$T/perf-regs"
 grep -qxF "$(cat "$T/perf-regs")" "$T/err" || { cat "$T/err" "$T/perf-regs"; fail "--user-regs=?: not perf's list"; }
 note "--user-regs=? lists perf's registers"
+# The kernel's map is synthesized as perf does it: whatever --synth says,
+# unless every event excludes the kernel.
+kmaps() { perf script -i "$1" --show-mmap-events 2>/dev/null | grep MMAP | grep -c 'kernel\.kallsyms'; }
+for args in "-e cpu-clock:u" "-e cpu-clock" "--synth=no -e cpu-clock" "-a -e cpu-clock:u" "--synth=no -e cpu-clock:u"; do
+	perf record -B -q -o "$T/perf.data" $args -- true >/dev/null 2>&1 || fail "perf record $args failed"
+	"$PRECORD" -B -q -o "$T/precord.data" $args -- true >/dev/null 2>&1 || fail "precord $args failed"
+	[ "$(kmaps "$T/perf.data")" = "$(kmaps "$T/precord.data")" ] ||
+		fail "$args: $(kmaps "$T/precord.data") kernel maps synthesized, perf $(kmaps "$T/perf.data")"
+done
+note "the kernel's map synthesized where perf's is (--synth, :u)"
 # --help names every option perf record's does (those precord refuses too)
 "$PRECORD" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/ours"
 perf record -h 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/perfs"

@@ -4,7 +4,8 @@
 # timestamp> (the last one too), announced by "[ perf record: Dump PATH ]":
 # (a) by size, (b) by time, (c) by signal with --switch-max-files, (d) with
 # --no-merge, where each piece is a directory in perf's layout, (e) by a size
-# smaller than what synthesis alone writes into each piece.
+# smaller than what synthesis alone writes into each piece; then (f) a
+# command's later pieces, and (g) a command that exits right after a switch.
 . "$(dirname "$0")/../lib.sh"
 ensure_tracefs
 export LC_ALL=C
@@ -222,4 +223,23 @@ for f in $(ls "$T"/tree/t.data.* | tail -n +2); do
 done
 [ "$with_child" -gt 0 ] || fail "no piece after the first holds the child started after it"
 note "a command's pieces: its own tree only; $with_child of $((pieces - 1)) later pieces hold the child, resolved"
+
+# A command that exits just after a switch: the last piece holds its last
+# samples, and by the time that piece is synthesized the process is gone
+# from /proc; its maps must still be in the piece, so every one of its
+# samples resolves (perf 6.1 leaves them [unknown]). bash spins, asks for
+# the switch (SIGUSR2 to precord, its parent) and exits ~10 ms later.
+mkdir -p "$T/exit"
+for i in 1 2 3; do
+	rm -f "$T"/exit/e.data.*
+	(cd "$T/exit" && "$PRECORD" -q --switch-output -F 4000 -o e.data -- bash -c \
+		'for ((i = 0; i < 100000; i++)); do :; done; kill -USR2 $PPID; for ((i = 0; i < 5000; i++)); do :; done' \
+		>/dev/null 2>"$T/exit.err") || { cat "$T/exit.err"; fail "--switch-output of an exiting command failed"; }
+	last=$(ls "$T"/exit/e.data.* | tail -1)
+	[ "$(ls "$T"/exit/e.data.* | wc -l)" -eq 2 ] || fail "exit run $i: $(ls "$T"/exit/e.data.* | wc -l) pieces, want 2"
+	perf report -i "$last" --stdio --comm bash --sort dso 2>/dev/null | grep -v '^#' | grep -v '^$' >"$T/exit.dsos"
+	[ -s "$T/exit.dsos" ] || fail "exit run $i: the last piece has no samples of bash"
+	grep -q unknown "$T/exit.dsos" && { cat "$T/exit.dsos"; fail "exit run $i: bash's samples after the switch do not resolve"; }
+done
+note "a command exiting right after a switch: its samples in the last piece resolve (3 runs)"
 exit 0

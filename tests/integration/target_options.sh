@@ -54,14 +54,6 @@ rec() { rm -f "$P"; "$PRECORD" -q -o "$P" "$@" >"$T/out" 2>"$T/err" || { cat "$T
 pids_of() { perf script -i "$P" -F pid,event 2>/dev/null | awk -v e="$1" '$2 == e":" {print $1}' | sort -u | tr '\n' ' '; }
 
 # What the cases start in the background goes, whichever way the test ends.
-BUSY=() CGDIR=
-stop_busy() {
-	local p
-	for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	BUSY=()
-	[ -z "$CGDIR" ] || rmdir "$CGDIR" 2>/dev/null
-	CGDIR=
-}
 trap 'stop_busy; cleanup_test' EXIT
 busy() { sh -c 'while :; do :; done' & BUSY+=($!); }
 

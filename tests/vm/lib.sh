@@ -116,10 +116,7 @@ run() {
 	shift
 	"$@" >"$D/$name.out" 2>"$D/$name.err"
 	rc=$?
-	echo "$rc" >"$D/$name.rc"
-	echo "$(at) \$ $* -> exit $rc"
-	tail -n 12 "$D/$name.err" | sed 's/^/    /'
-	return $rc
+	ran "$name" "$rc" "\$ $* -> exit $rc"
 }
 
 # run_bg NAME CMD...: the same in the background; BG is its pid. wait_bg
@@ -135,10 +132,16 @@ wait_bg() {
 	local rc
 	wait "$BG"
 	rc=$?
-	echo "$rc" >"$D/$1.rc"
-	echo "$(at) ($1: exit $rc)"
+	ran "$1" "$rc" "($1: exit $rc)"
+}
+
+# ran NAME RC LINE: NAME's exit status kept in $D/NAME.rc, LINE said with
+# the time, then the end of NAME's stderr; returns RC.
+ran() {
+	echo "$2" >"$D/$1.rc"
+	echo "$(at) $3"
 	tail -n 12 "$D/$1.err" | sed 's/^/    /'
-	return $rc
+	return "$2"
 }
 
 # wait_threads PID [N]: wait (up to 5 minutes: startup is slow on a guest
