@@ -923,15 +923,5 @@ int addr_filter__apply(struct evsel *evsel, const char *pmu_root, const char *ka
 
 int addr_filter__append(struct evsel *evsel, const char *filter)
 {
-	char *joined;
-
-	if (!evsel->filter)
-		joined = strdup(filter);
-	else if (asprintf(&joined, "%s , %s", evsel->filter, filter) < 0)
-		joined = NULL;
-	if (!joined)
-		return -ENOMEM;
-	free(evsel->filter);
-	evsel->filter = joined;
-	return 0;
+	return evsel__join_filter(evsel, "", " , ", "", filter);
 }

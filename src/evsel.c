@@ -317,20 +317,27 @@ int evsel__disable(struct evsel *evsel)
 	return evsel__ioctl_all(evsel, PERF_EVENT_IOC_DISABLE);
 }
 
-int evsel__append_filter(struct evsel *evsel, const char *filter)
+int evsel__join_filter(struct evsel *evsel, const char *head, const char *sep,
+		       const char *tail, const char *filter)
 {
 	char *joined;
 
 	if (!evsel->filter)
 		joined = strdup(filter);
-	else if (asprintf(&joined, evsel__is_tracepoint(evsel) ? "(%s) && (%s)" : "%s,%s",
-			  evsel->filter, filter) < 0)
+	else if (asprintf(&joined, "%s%s%s%s%s", head, evsel->filter, sep, filter, tail) < 0)
 		joined = NULL;
 	if (!joined)
 		return -ENOMEM;
 	free(evsel->filter);
 	evsel->filter = joined;
 	return 0;
+}
+
+int evsel__append_filter(struct evsel *evsel, const char *filter)
+{
+	if (evsel__is_tracepoint(evsel))
+		return evsel__join_filter(evsel, "(", ") && (", ")", filter);
+	return evsel__join_filter(evsel, "", ",", "", filter);
 }
 
 int evsel__apply_filter(struct evsel *evsel)

@@ -584,17 +584,11 @@ static int synth__bpf_images(struct synth *s)
 	struct line_reader *r;
 	char *line, *sym, *mod;
 	u64 addr;
-	int fd, err = 0;
+	int err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = malloc(sizeof(*r));
-	if (!r) {
-		close(fd);
-		return -ENOMEM;
-	}
-	line_reader__init(r, fd);
+	r = line_reader__open(path, &err);
+	if (!r)
+		return err;
 	while (!err && (line = line_reader__next(r))) {
 		/* "ffffffffc0001000 t bpf_trampoline_6442\t[bpf]" */
 		mod = strchr(line, '\t');
@@ -609,8 +603,7 @@ static int synth__bpf_images(struct synth *s)
 		    (!strncmp(sym, "bpf_dispatcher_", 15) && sym[15]))
 			err = synth__ksymbol(s, addr, (u32)page, sym);
 	}
-	free(r);
-	close(fd);
+	line_reader__close(r);
 	return err;
 }
 

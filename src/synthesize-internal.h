@@ -39,6 +39,10 @@ struct line_reader {
 };
 
 void line_reader__init(struct line_reader *r, int fd);
+/* A reader of the file at path (malloc'ed), or NULL and -errno in *err. */
+struct line_reader *line_reader__open(const char *path, int *err);
+/* Closes the file and frees the reader; NULL is fine. */
+void line_reader__close(struct line_reader *r);
 /* The next line, NUL-terminated, or NULL at the end. */
 char *line_reader__next(struct line_reader *r);
 

@@ -287,22 +287,15 @@ static int kernel_anchor__read(const struct synth_opts *o, struct kernel_anchor 
 	u64 text = 0, stext = 0, etext = 0;
 	struct line_reader *r;
 	char *line;
-	int fd;
+	int err;
 
 	memset(ka, 0, sizeof(*ka));
-	fd = open(SYNTH_PATH(o, kallsyms, "/proc/kallsyms"), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = malloc(sizeof(*r));
-	if (!r) {
-		close(fd);
-		return -ENOMEM;
-	}
-	line_reader__init(r, fd);
+	r = line_reader__open(SYNTH_PATH(o, kallsyms, "/proc/kallsyms"), &err);
+	if (!r)
+		return err;
 	while (!(seen[0] && seen[2]) && (line = line_reader__next(r)))
 		kallsyms__line(line, &text, &stext, &etext, seen);
-	free(r);
-	close(fd);
+	line_reader__close(r);
 	if (!seen[0] && !seen[1])
 		return -ENOENT;
 	ka->ref_name = seen[0] ? "_text" : "_stext";

@@ -160,6 +160,33 @@ void line_reader__init(struct line_reader *r, int fd)
 	r->eof = r->skip_rest = false;
 }
 
+struct line_reader *line_reader__open(const char *path, int *err)
+{
+	struct line_reader *r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	r = malloc(sizeof(*r));
+	if (!r) {
+		close(fd);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	line_reader__init(r, fd);
+	return r;
+}
+
+void line_reader__close(struct line_reader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	free(r);
+}
+
 static bool line_reader__fill(struct line_reader *r)
 {
 	ssize_t n;
@@ -491,20 +518,14 @@ static int synth__maps(struct synth *s, pid_t pid, pid_t tgid)
 	u64 timeout = (u64)s->o->proc_map_timeout_ms * 1000000ULL;
 	struct line_reader *r;
 	char path[PATH_MAX];
-	int fd, err = 0;
+	int err = 0;
 	char *line;
 	u64 t0;
 
 	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", proc, pid, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	r = malloc(sizeof(*r));
-	if (!r) {
-		close(fd);
-		return -ENOMEM;
-	}
-	line_reader__init(r, fd);
+	r = line_reader__open(path, &err);
+	if (!r)
+		return err == -ENOENT ? -ESRCH : err;
 	t0 = synth__now(s);
 	while (!err && (line = line_reader__next(r))) {
 		struct map_line m = { 0 };
@@ -525,8 +546,7 @@ static int synth__maps(struct synth *s, pid_t pid, pid_t tgid)
 		}
 		err = synth__mmap2(s, tgid, pid, &m, misc);
 	}
-	free(r);
-	close(fd);
+	line_reader__close(r);
 	return err;
 }
 

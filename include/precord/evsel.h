@@ -182,6 +182,9 @@ int evsel__disable(struct evsel *evsel);
  * filters "(old) && (new)", address filters "old,new". 0 or -ENOMEM.
  */
 int evsel__append_filter(struct evsel *evsel, const char *filter);
+/* The same as head, old, sep, new, tail; the new alone when there is none. */
+int evsel__join_filter(struct evsel *evsel, const char *head, const char *sep,
+		       const char *tail, const char *filter);
 /* PERF_EVENT_IOC_SET_FILTER with evsel->filter on every open fd (none: 0); the first -errno. */
 int evsel__apply_filter(struct evsel *evsel);
 
