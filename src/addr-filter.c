@@ -274,25 +274,24 @@ static int elfv__open(struct elfv *e, struct ehdr *h)
 /* value - (p_vaddr - p_offset) of the PT_LOAD holding value; false: none does. */
 static bool elfv__file_offset(const struct elfv *e, const struct ehdr *h, u64 value, u64 *off)
 {
+	u64 phsz = e->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	u32 i;
 
 	for (i = 0; i < h->phnum; i++) {
-		u64 type, vaddr, poff, filesz, memsz, sz;
+		u64 at = h->phoff + (u64)i * phsz, type, vaddr, poff, filesz, memsz, sz;
 
+		if (!elfv__in(e, at, phsz))
+			return false;
 		if (e->is64) {
 			Elf64_Phdr p;
 
-			if (!elfv__in(e, h->phoff + (u64)i * sizeof(p), sizeof(p)))
-				return false;
-			memcpy(&p, e->base + h->phoff + (u64)i * sizeof(p), sizeof(p));
+			memcpy(&p, e->base + at, sizeof(p));
 			type = p.p_type, vaddr = p.p_vaddr, poff = p.p_offset;
 			filesz = p.p_filesz, memsz = p.p_memsz;
 		} else {
 			Elf32_Phdr p;
 
-			if (!elfv__in(e, h->phoff + (u64)i * sizeof(p), sizeof(p)))
-				return false;
-			memcpy(&p, e->base + h->phoff + (u64)i * sizeof(p), sizeof(p));
+			memcpy(&p, e->base + at, sizeof(p));
 			type = p.p_type, vaddr = p.p_vaddr, poff = p.p_offset;
 			filesz = p.p_filesz, memsz = p.p_memsz;
 		}

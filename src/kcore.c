@@ -236,6 +236,21 @@ static bool kelf__is64(const struct kelf *e)
 	return e->ident[EI_CLASS] == ELFCLASS64;
 }
 
+/*
+ * Elf32_ and Elf64_ headers name their fields alike (the 32-bit ones are
+ * narrower), so one text reads or builds either class.  KELF_TAKE_EHDR: the
+ * ELF header h's fields into the kelf e.
+ */
+#define KELF_TAKE_EHDR(e, h) do {						\
+	(e)->type = (h).e_type;							\
+	(e)->machine = (h).e_machine;						\
+	(e)->version = (h).e_version;						\
+	(e)->flags = (h).e_flags;						\
+	(e)->phoff = (h).e_phoff;						\
+	(e)->phentsize = (h).e_phentsize;					\
+	(e)->phnum = (h).e_phnum;						\
+} while (0)
+
 static int kelf__read(int fd, struct kelf *e)
 {
 	union { Elf32_Ehdr h32; Elf64_Ehdr h64; } h;
@@ -249,13 +264,7 @@ static int kelf__read(int fd, struct kelf *e)
 		return -ENOEXEC;
 	memcpy(e->ident, h.h32.e_ident, EI_NIDENT);
 	if (h.h32.e_ident[EI_CLASS] == ELFCLASS32) {
-		e->type = h.h32.e_type;
-		e->machine = h.h32.e_machine;
-		e->version = h.h32.e_version;
-		e->flags = h.h32.e_flags;
-		e->phoff = h.h32.e_phoff;
-		e->phentsize = h.h32.e_phentsize;
-		e->phnum = h.h32.e_phnum;
+		KELF_TAKE_EHDR(e, h.h32);
 		return e->phentsize == sizeof(Elf32_Phdr) ? 0 : -ENOEXEC;
 	}
 	if (h.h32.e_ident[EI_CLASS] != ELFCLASS64)
@@ -263,13 +272,7 @@ static int kelf__read(int fd, struct kelf *e)
 	err = pread_all(fd, &h, sizeof(h.h64), 0, -ENOEXEC);
 	if (err)
 		return err;
-	e->type = h.h64.e_type;
-	e->machine = h.h64.e_machine;
-	e->version = h.h64.e_version;
-	e->flags = h.h64.e_flags;
-	e->phoff = h.h64.e_phoff;
-	e->phentsize = h.h64.e_phentsize;
-	e->phnum = h.h64.e_phnum;
+	KELF_TAKE_EHDR(e, h.h64);
 	if (e->phnum == PN_XNUM) {
 		/* more headers than e_phnum holds: the count is section 0's sh_info */
 		Elf64_Shdr sh;
@@ -394,6 +397,38 @@ static u64 kinfo__layout(struct kinfo *ki)
 
 /* ---- the copy -------------------------------------------------------------- */
 
+/*
+ * The copy's ELF header, of type T (Elf32_Ehdr or Elf64_Ehdr), at p: the
+ * source's ident, type, machine, version and flags, phnum program headers
+ * of phsize bytes right after its ehsize bytes.
+ */
+#define KCORE_PUT_EHDR(T, p, e, ehsize, phsize, phnum) do {			\
+	T h_ = {								\
+		.e_type = (e)->type, .e_machine = (e)->machine,			\
+		.e_version = (e)->version, .e_phoff = (ehsize),			\
+		.e_flags = (e)->flags, .e_ehsize = (ehsize),			\
+		.e_phentsize = (phsize), .e_phnum = (phnum),			\
+	};									\
+										\
+	memcpy(h_.e_ident, (e)->ident, EI_NIDENT);				\
+	memcpy((p), &h_, sizeof(h_));						\
+} while (0)
+
+/*
+ * A PT_LOAD program header of type T (Elf32_Phdr or Elf64_Phdr) at p:
+ * readable, writable and executable, as the source's segments are; the
+ * values narrowed to T's fields.
+ */
+#define KCORE_PUT_PHDR(T, p, offset, vaddr, len, align) do {			\
+	T ph_ = {								\
+		.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,		\
+		.p_offset = (offset), .p_vaddr = (vaddr),			\
+		.p_filesz = (len), .p_memsz = (len), .p_align = (align),	\
+	};									\
+										\
+	memcpy((p), &ph_, sizeof(ph_));						\
+} while (0)
+
 /* The ELF and program headers of the copy, at the start of out. */
 static int kcore__write_headers(int out, const struct kelf *e, const struct kinfo *ki,
 				u64 data_off)
@@ -406,47 +441,18 @@ static int kcore__write_headers(int out, const struct kelf *e, const struct kinf
 
 	if (!buf)
 		return -ENOMEM;
-	if (kelf__is64(e)) {
-		Elf64_Ehdr h = {
-			.e_type = e->type, .e_machine = e->machine, .e_version = e->version,
-			.e_phoff = ehsize, .e_flags = e->flags, .e_ehsize = ehsize,
-			.e_phentsize = phsize, .e_phnum = ki->nr_maps,
-		};
-
-		memcpy(h.e_ident, e->ident, EI_NIDENT);
-		memcpy(buf, &h, sizeof(h));
-	} else {
-		Elf32_Ehdr h = {
-			.e_type = e->type, .e_machine = e->machine, .e_version = e->version,
-			.e_phoff = ehsize, .e_flags = e->flags, .e_ehsize = ehsize,
-			.e_phentsize = phsize, .e_phnum = ki->nr_maps,
-		};
-
-		memcpy(h.e_ident, e->ident, EI_NIDENT);
-		memcpy(buf, &h, sizeof(h));
-	}
+	if (kelf__is64(e))
+		KCORE_PUT_EHDR(Elf64_Ehdr, buf, e, ehsize, phsize, ki->nr_maps);
+	else
+		KCORE_PUT_EHDR(Elf32_Ehdr, buf, e, ehsize, phsize, ki->nr_maps);
 	for (i = 0; i < ki->nr_maps; i++) {
 		const struct kmap *m = &ki->maps[i];
 		unsigned char *p = buf + ehsize + (size_t)i * phsize;
 
-		if (kelf__is64(e)) {
-			Elf64_Phdr ph = {
-				.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
-				.p_offset = data_off + m->rel, .p_vaddr = m->addr,
-				.p_filesz = m->len, .p_memsz = m->len, .p_align = ki->page,
-			};
-
-			memcpy(p, &ph, sizeof(ph));
-		} else {
-			Elf32_Phdr ph = {
-				.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
-				.p_offset = (Elf32_Off)(data_off + m->rel), .p_vaddr = (Elf32_Addr)m->addr,
-				.p_filesz = (Elf32_Word)m->len, .p_memsz = (Elf32_Word)m->len,
-				.p_align = (Elf32_Word)ki->page,
-			};
-
-			memcpy(p, &ph, sizeof(ph));
-		}
+		if (kelf__is64(e))
+			KCORE_PUT_PHDR(Elf64_Phdr, p, data_off + m->rel, m->addr, m->len, ki->page);
+		else
+			KCORE_PUT_PHDR(Elf32_Phdr, p, data_off + m->rel, m->addr, m->len, ki->page);
 	}
 	err = pwrite_all(out, buf, size, 0);
 	free(buf);
