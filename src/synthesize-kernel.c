@@ -213,30 +213,22 @@ out_close:
 static int synth__kmap(struct synth *s, u64 start, u64 len, u64 pgoff, const char *name,
 		       const u8 *bid, int bid_len)
 {
-	struct perf_record_mmap2 *ev2 = (struct perf_record_mmap2 *)s->rec;
+	/* MMAP2 begins with MMAP's fields up to pgoff: one text fills both */
 	struct perf_record_mmap *ev = (struct perf_record_mmap *)s->rec;
-	size_t off;
+	struct perf_record_mmap2 *ev2 = (struct perf_record_mmap2 *)s->rec;
+	size_t off = s->o->build_id ? offsetof(struct perf_record_mmap2, filename)
+				    : offsetof(struct perf_record_mmap, filename);
 
-	if (!s->o->build_id) {
-		off = offsetof(struct perf_record_mmap, filename);
-		memset(ev, 0, off);
-		ev->header.type = PERF_RECORD_MMAP;
-		ev->header.misc = PERF_RECORD_MISC_KERNEL;
-		ev->pid = (u32)-1;
-		ev->start = start;
-		ev->len = len;
-		ev->pgoff = pgoff;
-		return synth__emit(s, off + synth__put_str(s->rec + off, name, PATH_MAX));
-	}
-	off = offsetof(struct perf_record_mmap2, filename);
-	memset(ev2, 0, off);
-	ev2->header.type = PERF_RECORD_MMAP2;
-	ev2->header.misc = PERF_RECORD_MISC_KERNEL;
-	ev2->pid = (u32)-1;
-	ev2->start = start;
-	ev2->len = len;
-	ev2->pgoff = pgoff;
-	if (bid_len > 0) {
+	_Static_assert(offsetof(struct perf_record_mmap2, pgoff) ==
+		       offsetof(struct perf_record_mmap, pgoff), "MMAP2 starts as MMAP does");
+	memset(ev, 0, off);
+	ev->header.type = s->o->build_id ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP;
+	ev->header.misc = PERF_RECORD_MISC_KERNEL;
+	ev->pid = (u32)-1;
+	ev->start = start;
+	ev->len = len;
+	ev->pgoff = pgoff;
+	if (s->o->build_id && bid_len > 0) {
 		ev2->build_id_size = (u8)bid_len;
 		memcpy(ev2->build_id, bid, (size_t)bid_len);
 		ev2->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
