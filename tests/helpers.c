@@ -38,6 +38,26 @@ int tmpdir__remove(const char *path)
 	return nftw(path, tree__remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void *tmpdir__fixture(size_t size, const char *name)
+{
+	char *path = calloc(1, size);	/* the fixture's first member */
+
+	if (path && tmpdir__make(path, TMPDIR_PATH_SIZE, "/tmp", name)) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+int tmpdir__fixture_free(void **state)
+{
+	char *path = *state;
+	int err = tmpdir__remove(path);
+
+	free(path);
+	return err ? -1 : 0;
+}
+
 char *tmpdir__path(const char *dir, const char *name, char *buf, size_t size)
 {
 	assert_true(snprintf(buf, size, "%s/%s", dir, name) < (int)size);

@@ -27,6 +27,17 @@ int tmpdir__remove(const char *path);
 char *tmpdir__path(const char *dir, const char *name, char *buf, size_t size);
 /* text into path, created or emptied; the test fails when it is not all there. */
 void file__put_text(const char *path, const char *text);
+/*
+ * A test fixture on the heap whose first member is char path[TMPDIR_PATH_SIZE],
+ * a directory of its own: tmpdir__fixture() callocs size bytes and makes
+ * the directory "/tmp/precord-test-NAME-XXXXXX" into path (NULL when
+ * either fails); tmpdir__fixture_free(), a cmocka teardown, removes the
+ * directory in *state with everything under it (-1 when that fails) and
+ * frees the fixture.
+ */
+#define TMPDIR_PATH_SIZE	64
+void *tmpdir__fixture(size_t size, const char *name);
+int tmpdir__fixture_free(void **state);
 /* The descriptors this process has open (the one the count reads not counted). */
 int fds__count(void);
 

@@ -26,7 +26,7 @@
 #include "helpers.h"
 
 struct tdir {
-	char	path[64];
+	char	path[TMPDIR_PATH_SIZE];	/* first: a tmpdir__fixture() */
 	char	pie[PATH_MAX], nopie[PATH_MAX];
 	char	kallsyms[PATH_MAX];
 };
@@ -57,13 +57,11 @@ static const char kallsyms[] =
 
 static int setup(void **state)
 {
-	struct tdir *t = calloc(1, sizeof(*t));
+	struct tdir *t = tmpdir__fixture(sizeof(*t), "addr-filter");
 	char a[PATH_MAX], b[PATH_MAX], m[PATH_MAX], cmd[9 * PATH_MAX];
 
-	if (!t || tmpdir__make(t->path, sizeof(t->path), "/tmp", "addr-filter")) {
-		free(t);
+	if (!t)
 		return -1;
-	}
 	*state = t;
 	file__put_text(tmpdir__path(t->path, "a.c", a, sizeof(a)), src_a);
 	file__put_text(tmpdir__path(t->path, "b.c", b, sizeof(b)), src_b);
@@ -77,15 +75,6 @@ static int setup(void **state)
 		 t->pie, a, b, m, t->nopie, a, b, m);
 	if (system(cmd))
 		t->pie[0] = '\0';	/* no gcc: the file tests skip */
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct tdir *t = *state;
-
-	tmpdir__remove(t->path);
-	free(t);
 	return 0;
 }
 
@@ -437,5 +426,5 @@ int main(void)
 		cmocka_unit_test(test_apply),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmpdir__fixture_free);
 }

@@ -34,7 +34,7 @@
 #define DIRECT	0xffff888000000000ull
 
 struct tdir {
-	char	path[64];
+	char	path[TMPDIR_PATH_SIZE];	/* first: a tmpdir__fixture() */
 	char	proc[PATH_MAX];
 	char	out[PATH_MAX];
 };
@@ -119,12 +119,10 @@ static const char std_modules[] =
 
 static int setup(void **state)
 {
-	struct tdir *t = calloc(1, sizeof(*t));
+	struct tdir *t = tmpdir__fixture(sizeof(*t), "kcore");
 
-	if (!t || tmpdir__make(t->path, sizeof(t->path), "/tmp", "kcore")) {
-		free(t);
+	if (!t)
 		return -1;
-	}
 	snprintf(t->proc, sizeof(t->proc), "%s/proc", t->path);
 	snprintf(t->out, sizeof(t->out), "%s/kcore_dir", t->path);
 	if (mkdir(t->proc, 0700))
@@ -136,15 +134,6 @@ static int setup(void **state)
 		 TEXT, TEXT + 0x100, TEXT + 0x5000, TEXT + 0x2000, TEXT + 0x3456, TRAMP,
 		 MODS + 0x1010, MODS + 0x5020);
 	*state = t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct tdir *t = *state;
-
-	tmpdir__remove(t->path);
-	free(t);
 	return 0;
 }
 
@@ -366,13 +355,13 @@ static void test_same_as_perf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_copy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_stext, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hidden_addresses, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_sources, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_existing_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recording_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_same_as_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy, setup, tmpdir__fixture_free),
+		cmocka_unit_test_setup_teardown(test_no_stext, setup, tmpdir__fixture_free),
+		cmocka_unit_test_setup_teardown(test_hidden_addresses, setup, tmpdir__fixture_free),
+		cmocka_unit_test_setup_teardown(test_bad_sources, setup, tmpdir__fixture_free),
+		cmocka_unit_test_setup_teardown(test_existing_dir, setup, tmpdir__fixture_free),
+		cmocka_unit_test_setup_teardown(test_recording_dir, setup, tmpdir__fixture_free),
+		cmocka_unit_test_setup_teardown(test_same_as_perf, setup, tmpdir__fixture_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,31 +25,13 @@
 #define NOBODY	65534
 
 struct tdir {
-	char	path[64];
+	char	path[TMPDIR_PATH_SIZE];	/* a tmpdir__fixture() */
 };
 
 static int setup_dir(void **state)
 {
-	struct tdir *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -1;
-	if (tmpdir__make(t->path, sizeof(t->path), "/tmp", "output")) {
-		free(t);
-		return -1;
-	}
-	*state = t;
-	return 0;
-}
-
-static int teardown_dir(void **state)
-{
-	struct tdir *t = *state;
-
-	if (tmpdir__remove(t->path))
-		return -1;
-	free(t);
-	return 0;
+	*state = tmpdir__fixture(sizeof(struct tdir), "output");
+	return *state ? 0 : -1;
 }
 
 static const char *at(const struct tdir *t, const char *name)
@@ -345,7 +327,7 @@ static void test_remove_dir(void **state)
 	assert_file_holds(at(t, "victim/data.0"), "ring 0");
 }
 
-#define dir_test(f)	cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
+#define dir_test(f)	cmocka_unit_test_setup_teardown(f, setup_dir, tmpdir__fixture_free)
 
 int main(void)
 {

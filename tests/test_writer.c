@@ -37,7 +37,7 @@
 #define STREAM_MAX	(8 << 20)
 
 struct tdir {
-	char	path[64];
+	char	path[TMPDIR_PATH_SIZE];	/* first: a tmpdir__fixture() */
 	bool	mounted;
 };
 
@@ -60,14 +60,8 @@ static unsigned char *pattern_buf(u64 start, size_t len)
 
 static int setup_dir(void **state)
 {
-	struct tdir *d = calloc(1, sizeof(*d));
-
-	if (!d)
-		return -1;
-	if (tmpdir__make(d->path, sizeof(d->path), "/tmp", "writer"))
-		return -1;
-	*state = d;
-	return 0;
+	*state = tmpdir__fixture(sizeof(struct tdir), "writer");
+	return *state ? 0 : -1;
 }
 
 /*
@@ -94,10 +88,7 @@ static int teardown_dir(void **state)
 
 	if (d->mounted)
 		umount(d->path);
-	if (tmpdir__remove(d->path))
-		return -1;
-	free(d);
-	return 0;
+	return tmpdir__fixture_free(state);
 }
 
 static int open_file(const struct tdir *d, const char *name, int flags)
