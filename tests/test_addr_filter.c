@@ -129,6 +129,15 @@ static char *resolve_ok(const char *filter, int max_nr, const char *kall)
 	return out;
 }
 
+/* filter resolves to exactly want. */
+static void resolve_is(const char *filter, int max_nr, const char *kall, const char *want)
+{
+	char *out = resolve_ok(filter, max_nr, kall);
+
+	assert_string_equal(out, want);
+	free(out);
+}
+
 static void resolve_err(const char *filter, int max_nr, const char *kall, const char *want)
 {
 	char msg[2048] = "", *out = (char *)1;
@@ -211,9 +220,7 @@ static void test_file_ambiguous(void **state)
 			continue;
 		for (i = 0; i < 3; i++) {
 			snprintf(filter, sizeof(filter), "filter dup_fn %s @ %s", globals[i], t->nopie);
-			out = resolve_ok(filter, 4, NULL);
-			assert_string_equal(out, want);
-			free(out);
+			resolve_is(filter, 4, NULL, want);
 		}
 	}
 	snprintf(filter, sizeof(filter), "filter dup_fn #4 @ %s", t->nopie);
@@ -337,29 +344,18 @@ static void test_kernel(void **state)
 {
 	struct tdir *t = *state;
 	const char *k = t->kallsyms;
-	char *out;
 
-	out = resolve_ok("filter other", 1, k);
-	assert_string_equal(out, "filter 0xffffffff81001100/0xf00");
-	free(out);
+	resolve_is("filter other", 1, k, "filter 0xffffffff81001100/0xf00");
 	resolve_err("filter dup_k", 1, k, "Multiple kernel symbols with name 'dup_k' "
 		    "(#1 0xffffffff81001000 t, #2 0xffffffff81002000 t, #3 0xffffffff81002200 T)");
-	out = resolve_ok("filter dup_k #2, start dup_k #g tracestop other", 3, k);
-	assert_string_equal(out, "filter 0xffffffff81002000/0x200,start 0xffffffff81002200,"
-			    "stop 0xffffffff81001100/0xf00");
-	free(out);
-	out = resolve_ok("filter modfn  stop 0xffffffff81000010", 2, k);
-	assert_string_equal(out, "filter 0xffffffff81003000/0x50,stop 0xffffffff81000010");
-	free(out);
-	out = resolve_ok("filter other / modfn", 1, k);
-	assert_string_equal(out, "filter 0xffffffff81001100/0x1f50");
-	free(out);
-	out = resolve_ok("filter *", 1, k);
-	assert_string_equal(out, "filter 0xffffffff81000000/0x5000");
-	free(out);
-	out = resolve_ok("filter 0xffffffff81000000/0x100", 1, k);
-	assert_string_equal(out, "filter 0xffffffff81000000/0x100");
-	free(out);
+	resolve_is("filter dup_k #2, start dup_k #g tracestop other", 3, k,
+		   "filter 0xffffffff81002000/0x200,start 0xffffffff81002200,"
+		   "stop 0xffffffff81001100/0xf00");
+	resolve_is("filter modfn  stop 0xffffffff81000010", 2, k,
+		   "filter 0xffffffff81003000/0x50,stop 0xffffffff81000010");
+	resolve_is("filter other / modfn", 1, k, "filter 0xffffffff81001100/0x1f50");
+	resolve_is("filter *", 1, k, "filter 0xffffffff81000000/0x5000");
+	resolve_is("filter 0xffffffff81000000/0x100", 1, k, "filter 0xffffffff81000000/0x100");
 	resolve_err("filter modfn / other", 1, k, "Symbol 'other' (0xffffffff81001100) comes "
 		    "before 'modfn' (0xffffffff81003000)");
 	resolve_err("filter last_fn", 1, k, "Cannot determine size of symbol 'last_fn'");
