@@ -186,6 +186,21 @@ void test_evlist__init(struct evlist *evlist, struct evsel **entries, struct evs
 	evlist->nr_entries = nr;
 }
 
+void test_evpair__init(struct test_evpair *p, u64 sample_type, u64 config1, const char *name1)
+{
+	p->ids0[0] = 11;
+	p->ids0[1] = 12;
+	p->ids0[2] = 13;
+	p->ids1[0] = 21;
+	p->ids1[1] = 22;
+	test_evsel__init(&p->evsel[0], 0, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", sample_type,
+			 p->ids0, 3);
+	test_evsel__init(&p->evsel[1], 1, config1, name1, sample_type, p->ids1, 2);
+	p->evsel[0].attr.freq = 1;
+	p->evsel[1].attr.freq = 1;
+	test_evlist__init(&p->evlist, p->entries, p->evsel, 2);
+}
+
 void assert_cpu_map(const struct cpu_map *map, const int *cpus, int nr)
 {
 	int i;

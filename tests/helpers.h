@@ -75,6 +75,21 @@ void test_evsel__init(struct evsel *evsel, int idx, u64 config, const char *name
 void test_evlist__init(struct evlist *evlist, struct evsel **entries, struct evsel *evsels,
 		       int nr);
 
+/*
+ * Two software events over one evlist, each sampled at a frequency
+ * (attr.freq): cpu-clock with ids 11, 12, 13, and the caller's config1 and
+ * name1 with ids 21, 22; both of sample_type.
+ */
+struct test_evpair {
+	struct evsel	evsel[2];
+	struct evsel	*entries[2];
+	struct evlist	evlist;
+	u64		ids0[3];
+	u64		ids1[2];
+};
+
+void test_evpair__init(struct test_evpair *p, u64 sample_type, u64 config1, const char *name1);
+
 /* map holds exactly cpus[0..nr), in order. */
 void assert_cpu_map(const struct cpu_map *map, const int *cpus, int nr);
 /* map, formatted as a CPU list ("0-3,8"), is want. */

@@ -39,11 +39,7 @@
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 struct fixture {
-	struct evsel	evsel[2];
-	struct evsel	*entries[2];
-	struct evlist	evlist;
-	u64		ids0[3];
-	u64		ids1[2];
+	struct test_evpair ev;
 	char		path[64];
 	int		fd;
 };
@@ -55,20 +51,10 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	f->ids0[0] = 11;
-	f->ids0[1] = 12;
-	f->ids0[2] = 13;
-	f->ids1[0] = 21;
-	f->ids1[1] = 22;
-	test_evsel__init(&f->evsel[0], 0, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", ST_HEADER, f->ids0, 3);
-	test_evsel__init(&f->evsel[1], 1, PERF_COUNT_SW_TASK_CLOCK, "task-clock:u", ST_HEADER,
-			 f->ids1, 2);
-	for (i = 0; i < 2; i++) {
-		f->evsel[i].attr.freq = 1;
-		f->evsel[i].attr.read_format = PERF_FORMAT_ID;
-	}
-	f->evsel[1].attr.exclude_kernel = 1;
-	test_evlist__init(&f->evlist, f->entries, f->evsel, 2);
+	test_evpair__init(&f->ev, ST_HEADER, PERF_COUNT_SW_TASK_CLOCK, "task-clock:u");
+	for (i = 0; i < 2; i++)
+		f->ev.evsel[i].attr.read_format = PERF_FORMAT_ID;
+	f->ev.evsel[1].attr.exclude_kernel = 1;
 	snprintf(f->path, sizeof(f->path), "/tmp/precord-test-header-XXXXXX");
 	f->fd = mkstemp(f->path);
 	if (f->fd < 0) {
@@ -207,7 +193,7 @@ static u64 start_and_fill(struct fixture *f, u64 data_size)
 	u64 data_offset = 0, i;
 	u8 byte;
 
-	assert_int_equal(header__write_start(f->fd, &f->evlist, &data_offset), 0);
+	assert_int_equal(header__write_start(f->fd, &f->ev.evlist, &data_offset), 0);
 	for (i = 0; i < data_size; i++) {
 		byte = (u8)(i * 7 + 1);
 		assert_int_equal(pwrite(f->fd, &byte, 1, (off_t)(data_offset + i)), 1);
@@ -226,7 +212,7 @@ static void test_start_layout(void **state)
 	int i;
 
 	assert_int_equal(lseek(f->fd, 7, SEEK_SET), 7);
-	assert_int_equal(header__write_start(f->fd, &f->evlist, &data_offset), 0);
+	assert_int_equal(header__write_start(f->fd, &f->ev.evlist, &data_offset), 0);
 	assert_int_equal(lseek(f->fd, 0, SEEK_CUR), 7);
 	assert_int_equal(data_offset, 104 + 5 * 8 + 2 * FILE_ATTR_SIZE);
 
@@ -244,7 +230,7 @@ static void test_start_layout(void **state)
 		assert_int_equal(hdr.adds_features[i], 0);
 
 	for (i = 0; i < 2; i++) {
-		struct evsel *evsel = &f->evsel[i];
+		struct evsel *evsel = &f->ev.evsel[i];
 		int j;
 
 		assert_int_equal(pread(f->fd, &fattr, sizeof(fattr),
@@ -294,12 +280,12 @@ static void check_event_desc(int fd, const struct perf_file_header *hdr, const s
 	for (i = 0; i < 2; i++) {
 		cursor__get(&c, &attr, sizeof(attr));
 		assert_int_equal(attr.size, ATTR_SIZE);
-		assert_int_equal(attr.config, f->evsel[i].attr.config);
-		assert_int_equal(attr.sample_type, f->evsel[i].attr.sample_type);
-		assert_int_equal(cursor__u32(&c), f->evsel[i].nr_ids);
-		assert_string_equal(cursor__string(&c), f->evsel[i].name);
-		for (j = 0; j < f->evsel[i].nr_ids; j++)
-			assert_int_equal(cursor__u64(&c), f->evsel[i].ids[j]);
+		assert_int_equal(attr.config, f->ev.evsel[i].attr.config);
+		assert_int_equal(attr.sample_type, f->ev.evsel[i].attr.sample_type);
+		assert_int_equal(cursor__u32(&c), f->ev.evsel[i].nr_ids);
+		assert_string_equal(cursor__string(&c), f->ev.evsel[i].name);
+		for (j = 0; j < f->ev.evsel[i].nr_ids; j++)
+			assert_int_equal(cursor__u64(&c), f->ev.evsel[i].ids[j]);
 	}
 	cursor__done(&c);
 }
@@ -463,7 +449,7 @@ static void test_end_host_features(void **state)
 	u64 data_offset = start_and_fill(f, 256);
 
 	assert_int_equal(lseek(f->fd, 5, SEEK_SET), 5);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 256, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 256, &env), 0);
 	assert_int_equal(lseek(f->fd, 5, SEEK_CUR), 10);
 
 	assert_int_equal(header__read(f->fd, &hdr), 0);
@@ -585,7 +571,7 @@ static void test_end_synthetic_topology(void **state)
 
 	assert_non_null(topo);
 	data_offset = start_and_fill(f, 24);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 24, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 24, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	/* Host-only features are left out with a synthetic topology. */
 	assert_false(header__has_feat(&hdr, HEADER_CACHE));
@@ -636,7 +622,7 @@ static void test_end_sparse_cpus(void **state)
 
 	assert_non_null(topo);
 	data_offset = start_and_fill(f, 8);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 8, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 8, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 
 	cursor__load(&c, f->fd, &hdr, HEADER_NRCPUS);
@@ -681,7 +667,7 @@ static void test_end_xeon_phi_topology(void **state)
 
 	assert_non_null(topo);
 	data_offset = start_and_fill(f, 8);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 8, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 8, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 
 	cursor__load(&c, f->fd, &hdr, HEADER_NRCPUS);
@@ -739,7 +725,7 @@ static void test_end_clock_and_compressed(void **state)
 	struct cursor c;
 	u64 data_offset = start_and_fill(f, 16);
 
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 16, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 16, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_int_equal(check_sections_contiguous(f->fd, &hdr), nr_feats(&hdr));
 
@@ -775,7 +761,7 @@ static void test_end_clock_data_now(void **state)
 	u64 data_offset = start_and_fill(f, 8), ref;
 
 	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &before), 0);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 8, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 8, &env), 0);
 	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &after), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	cursor__load(&c, f->fd, &hdr, HEADER_CLOCK_DATA);
@@ -809,9 +795,9 @@ static ssize_t failing_tracing_data(int fd, struct evlist *evlist)
 
 static void make_tracepoint(struct fixture *f)
 {
-	f->evsel[1].attr.type = PERF_TYPE_TRACEPOINT;
-	f->evsel[1].attr.config = 316;
-	f->evsel[1].name = "sched:sched_switch";
+	f->ev.evsel[1].attr.type = PERF_TYPE_TRACEPOINT;
+	f->ev.evsel[1].attr.config = 316;
+	f->ev.evsel[1].name = "sched:sched_switch";
 }
 
 static void test_end_tracing_data(void **state)
@@ -827,7 +813,7 @@ static void test_end_tracing_data(void **state)
 	make_tracepoint(f);
 	data_offset = start_and_fill(f, 40);
 	assert_int_equal(lseek(f->fd, 3, SEEK_SET), 3);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 40, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 40, &env), 0);
 	assert_int_equal(lseek(f->fd, 0, SEEK_CUR), 3);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_true(header__has_feat(&hdr, HEADER_TRACING_DATA));
@@ -861,11 +847,11 @@ static void test_start_ahead(void **state)
 	u8 byte;
 
 	make_tracepoint(f);
-	assert_int_equal(header__write_start(f->fd, &f->evlist, &plain), 0);
+	assert_int_equal(header__write_start(f->fd, &f->ev.evlist, &plain), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_int_equal(header__read_ahead(f->fd, &hdr, &ahead, &nr_ahead), -ENOENT);
 
-	assert_int_equal(header__write_start_ahead(f->fd, &f->evlist, &env, &data_offset), 0);
+	assert_int_equal(header__write_start_ahead(f->fd, &f->ev.evlist, &env, &data_offset), 0);
 	assert_true(data_offset > plain + 48);
 	assert_int_equal(data_offset % 8, 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
@@ -882,8 +868,8 @@ static void test_start_ahead(void **state)
 	assert_int_equal(ahead[0].size, sizeof(fake_tracing));
 	assert_memory_equal(ahead[0].data, fake_tracing, sizeof(fake_tracing));
 
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset + 8, 32, &env), -EINVAL);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 40, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset + 8, 32, &env), -EINVAL);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 40, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_int_equal(hdr.data.offset, data_offset);
 	assert_int_equal(hdr.data.size, 40);
@@ -918,7 +904,7 @@ static void test_end_tracing_data_fails(void **state)
 
 	make_tracepoint(f);
 	data_offset = start_and_fill(f, 40);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 40, &env), -ENOSPC);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 40, &env), -ENOSPC);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_int_equal(hdr.data.size, 40);
 	assert_false(header__has_feat(&hdr, HEADER_TRACING_DATA));
@@ -940,7 +926,7 @@ static void test_end_build_id_table(void **state)
 	struct cursor c;
 	u64 data_offset = start_and_fill(f, 8);
 
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 8, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 8, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	cursor__load(&c, f->fd, &hdr, HEADER_BUILD_ID);
 	assert_int_equal(c.len, sizeof(table));
@@ -952,7 +938,7 @@ static void test_end_build_id_table(void **state)
 	env.no_buildid = true;
 	assert_int_equal(ftruncate(f->fd, 0), 0);
 	data_offset = start_and_fill(f, 8);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 8, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 8, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_false(header__has_feat(&hdr, HEADER_BUILD_ID));
 	assert_int_equal(check_sections_contiguous(f->fd, &hdr), nr_feats(&hdr));
@@ -966,7 +952,7 @@ static void test_end_null_env(void **state)
 	struct cursor c;
 	u64 data_offset = start_and_fill(f, 8);
 
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 8, NULL), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 8, NULL), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	check_cmdline(f->fd, &hdr, 1, NULL);
 	cursor__load(&c, f->fd, &hdr, HEADER_SAMPLE_TIME);
@@ -993,7 +979,7 @@ static void test_end_no_room_for_features(void **state)
 	lim = old;
 	lim.rlim_cur = (rlim_t)(data_offset + 64 + 1000);	/* a few payloads fit */
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	err = header__write_end(f->fd, &f->evlist, data_offset, 64, NULL);
+	err = header__write_end(f->fd, &f->ev.evlist, data_offset, 64, NULL);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, old_handler);
 
@@ -1027,10 +1013,10 @@ static void test_feature_payloads(void **state)
 	assert_non_null(topo);
 	make_tracepoint(f);
 	data_offset = start_and_fill(f, 16);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 16, &env), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 16, &env), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_int_equal(header__read_payloads(f->fd, &hdr, &file, &nr_file), 0);
-	assert_int_equal(header__feature_payloads(&f->evlist, &env, &mem, &nr_mem), 0);
+	assert_int_equal(header__feature_payloads(&f->ev.evlist, &env, &mem, &nr_mem), 0);
 
 	assert_int_equal(file[0].feat, HEADER_TRACING_DATA);
 	assert_int_equal(nr_mem, nr_file - 1);
@@ -1045,7 +1031,7 @@ static void test_feature_payloads(void **state)
 	header_payloads__free(file, nr_file);
 
 	/* a NULL env: the defaults, as header__write_end() takes it */
-	assert_int_equal(header__feature_payloads(&f->evlist, NULL, &mem, &nr_mem), 0);
+	assert_int_equal(header__feature_payloads(&f->ev.evlist, NULL, &mem, &nr_mem), 0);
 	assert_true(nr_mem > 0);
 	assert_int_equal(mem[0].feat, HEADER_HOSTNAME);
 	header_payloads__free(mem, nr_mem);
@@ -1083,7 +1069,7 @@ static void test_bpf_features(void **state)
 	u32 zero = 0, count;
 	int nr;
 
-	assert_int_equal(header__feature_payloads(&f->evlist, &env, &mem, &nr), 0);
+	assert_int_equal(header__feature_payloads(&f->ev.evlist, &env, &mem, &nr), 0);
 	p = payload_of(mem, nr, HEADER_BPF_PROG_INFO);
 	assert_non_null(p);
 	count = 2;
@@ -1101,7 +1087,7 @@ static void test_bpf_features(void **state)
 	assert_memory_equal(p->data, want, 4 + sizeof(btf));
 	header_payloads__free(mem, nr);
 
-	assert_int_equal(header__feature_payloads(&f->evlist, NULL, &mem, &nr), 0);
+	assert_int_equal(header__feature_payloads(&f->ev.evlist, NULL, &mem, &nr), 0);
 	p = payload_of(mem, nr, HEADER_BPF_PROG_INFO);
 	assert_non_null(p);
 	assert_int_equal(p->size, 4);
@@ -1122,7 +1108,7 @@ static void test_errors(void **state)
 	int rdonly;
 
 	/* data_offset that does not match the evlist. */
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset + 8, 0, NULL), -EINVAL);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset + 8, 0, NULL), -EINVAL);
 
 	/* Not a perf.data file, an empty one, and a bad descriptor. */
 	assert_int_equal(pwrite(f->fd, "NOTPERF!", 8, 0), 8);
@@ -1134,13 +1120,13 @@ static void test_errors(void **state)
 	/* Writing through a read-only descriptor fails with the errno. */
 	rdonly = open(f->path, O_RDONLY);
 	assert_true(rdonly >= 0);
-	assert_int_equal(header__write_start(rdonly, &f->evlist, &off), -EBADF);
-	assert_int_equal(header__write_end(rdonly, &f->evlist, data_offset, 0, NULL), -EBADF);
+	assert_int_equal(header__write_start(rdonly, &f->ev.evlist, &off), -EBADF);
+	assert_int_equal(header__write_end(rdonly, &f->ev.evlist, data_offset, 0, NULL), -EBADF);
 	close(rdonly);
 
 	/* A feature the file does not have. */
 	data_offset = start_and_fill(f, 8);
-	assert_int_equal(header__write_end(f->fd, &f->evlist, data_offset, 8, NULL), 0);
+	assert_int_equal(header__write_end(f->fd, &f->ev.evlist, data_offset, 8, NULL), 0);
 	assert_int_equal(header__read(f->fd, &hdr), 0);
 	assert_int_equal(header__feat_section(f->fd, &hdr, HEADER_GROUP_DESC, &sec), -ENOENT);
 	assert_int_equal(header__feat_section(f->fd, &hdr, 300, &sec), -ENOENT);

@@ -24,11 +24,7 @@
 			 PERF_SAMPLE_TIME)
 
 struct fixture {
-	struct evsel	evsel[2];
-	struct evsel	*entries[2];
-	struct evlist	evlist;
-	u64		ids0[3];
-	u64		ids1[2];
+	struct test_evpair ev;
 	struct topology	*topo;
 	struct header_env env;
 	struct rbuf	out;		/* what emit got */
@@ -51,17 +47,8 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	f->ids0[0] = 11;
-	f->ids0[1] = 12;
-	f->ids0[2] = 13;
-	f->ids1[0] = 21;
-	f->ids1[1] = 22;
-	test_evsel__init(&f->evsel[0], 0, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock", ST_PIPE, f->ids0, 3);
-	test_evsel__init(&f->evsel[1], 1, PERF_COUNT_SW_DUMMY, "dummy:HG", ST_PIPE, f->ids1, 2);
-	f->evsel[0].attr.freq = 1;
-	f->evsel[1].attr.freq = 1;
-	f->evsel[0].attr.size = 64;	/* whatever the evsel says, the record has this build's */
-	test_evlist__init(&f->evlist, f->entries, f->evsel, 2);
+	test_evpair__init(&f->ev, ST_PIPE, PERF_COUNT_SW_DUMMY, "dummy:HG");
+	f->ev.evsel[0].attr.size = 64;	/* whatever the evsel says, the record has this build's */
 	f->topo = topology__new_synthetic("pack:1 numa:1 core:2 pu:2");
 	if (!f->topo) {
 		free(f);
@@ -195,13 +182,13 @@ static void test_synthesize(void **state)
 	size_t extra;
 	u64 dropped = ~0ULL, seen = 0;
 
-	assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, &dropped), 0);
+	assert_int_equal(pipe__synthesize(&f->ev.evlist, &f->env, capture, f, &dropped), 0);
 	assert_int_equal(dropped, 0);
-	assert_int_equal(header__feature_payloads(&f->evlist, &f->env, &feats, &nr_feats), 0);
+	assert_int_equal(header__feature_payloads(&f->ev.evlist, &f->env, &feats, &nr_feats), 0);
 	walk__init(&w, f);
 
-	check_attr(walk__next(&w, &extra), &f->evsel[0]);
-	check_attr(walk__next(&w, &extra), &f->evsel[1]);
+	check_attr(walk__next(&w, &extra), &f->ev.evsel[0]);
+	check_attr(walk__next(&w, &extra), &f->ev.evsel[1]);
 	while ((h = walk__next(&w, &extra)) && h->type == PERF_RECORD_HEADER_FEATURE) {
 		const struct pipe_feature_record *fe = (const void *)h;
 
@@ -229,8 +216,8 @@ static void test_synthesize(void **state)
 	header_payloads__free(feats, nr_feats);
 
 	/* perf 6.1 sizes: "cpu-clock" 10 bytes → 56, "dummy:HG" 9 → 56 */
-	check_name(h, &f->evsel[0], 56);
-	check_name(walk__next(&w, &extra), &f->evsel[1], 56);
+	check_name(h, &f->ev.evsel[0], 56);
+	check_name(walk__next(&w, &extra), &f->ev.evsel[1], 56);
 	assert_null(walk__next(&w, &extra));
 }
 
@@ -256,11 +243,11 @@ static void test_tracing_data(void **state)
 	size_t extra;
 	bool end_seen = false;
 
-	f->evsel[1].attr.type = PERF_TYPE_TRACEPOINT;
-	f->evsel[1].attr.config = 316;
-	f->evsel[1].name = "sched:sched_switch";
+	f->ev.evsel[1].attr.type = PERF_TYPE_TRACEPOINT;
+	f->ev.evsel[1].attr.config = 316;
+	f->ev.evsel[1].name = "sched:sched_switch";
 	f->env.tracing_data = fake_tracing_data;
-	assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, NULL), 0);
+	assert_int_equal(pipe__synthesize(&f->ev.evlist, &f->env, capture, f, NULL), 0);
 	walk__init(&w, f);
 	while ((h = walk__next(&w, &extra))) {
 		if (h->type == PERF_RECORD_HEADER_FEATURE &&
@@ -275,15 +262,15 @@ static void test_tracing_data(void **state)
 		assert_int_equal(extra, 32);
 		assert_memory_equal(td + 1, fake_tracing, 29);
 		assert_memory_equal((const char *)(td + 1) + 29, "\0\0\0", 3);
-		check_name(walk__next(&w, &extra), &f->evsel[0], 56);
-		check_name(walk__next(&w, &extra), &f->evsel[1], 64);	/* perf's 64 */
+		check_name(walk__next(&w, &extra), &f->ev.evsel[0], 56);
+		check_name(walk__next(&w, &extra), &f->ev.evsel[1], 64);	/* perf's 64 */
 	}
 	assert_non_null(td);
 
 	/* tracing data that cannot be built ends it with the error */
 	f->out.len = 0;
 	f->env.tracing_data = failing_tracing_data;
-	assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, NULL), -EACCES);
+	assert_int_equal(pipe__synthesize(&f->ev.evlist, &f->env, capture, f, NULL), -EACCES);
 }
 
 /*
@@ -303,22 +290,22 @@ static void test_too_big(void **state)
 	assert_non_null(many);
 	for (i = 0; i < 8200; i++)
 		many[i] = 1000 + (u64)i;
-	f->evsel[0].ids = many;
-	f->evsel[0].nr_ids = 4500;
-	f->evsel[1].ids = many + 4500;
-	f->evsel[1].nr_ids = 3700;
-	assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, &dropped), 0);
+	f->ev.evsel[0].ids = many;
+	f->ev.evsel[0].nr_ids = 4500;
+	f->ev.evsel[1].ids = many + 4500;
+	f->ev.evsel[1].nr_ids = 3700;
+	assert_int_equal(pipe__synthesize(&f->ev.evlist, &f->env, capture, f, &dropped), 0);
 	assert_int_equal(dropped, 1ULL << HEADER_EVENT_DESC);
 	walk__init(&w, f);
-	check_attr(walk__next(&w, &extra), &f->evsel[0]);
-	check_attr(walk__next(&w, &extra), &f->evsel[1]);
+	check_attr(walk__next(&w, &extra), &f->ev.evsel[0]);
+	check_attr(walk__next(&w, &extra), &f->ev.evsel[1]);
 	while ((h = walk__next(&w, &extra)))
 		if (h->type == PERF_RECORD_HEADER_FEATURE)
 			assert_int_not_equal(((const struct pipe_feature_record *)h)->feat_id,
 					     HEADER_EVENT_DESC);
 
-	f->evsel[0].nr_ids = 8200;
-	assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, NULL), -E2BIG);
+	f->ev.evsel[0].nr_ids = 8200;
+	assert_int_equal(pipe__synthesize(&f->ev.evlist, &f->env, capture, f, NULL), -E2BIG);
 	free(many);
 }
 
@@ -331,7 +318,7 @@ static void test_emit_fails(void **state)
 	for (at = 1; at <= 6; at++) {
 		f->calls = 0;
 		f->fail_at = at;
-		assert_int_equal(pipe__synthesize(&f->evlist, &f->env, capture, f, NULL), -EPIPE);
+		assert_int_equal(pipe__synthesize(&f->ev.evlist, &f->env, capture, f, NULL), -EPIPE);
 	}
 	f->calls = 0;
 	f->fail_at = 1;
