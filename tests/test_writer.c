@@ -607,21 +607,37 @@ static void check_sticky_efbig(struct writer *w, int fd, const unsigned char *sr
  * next one fail with EFBIG: the short count must be honoured (the bytes that
  * reached the file are kept), and the error be sticky.
  */
-static void test_short_write_then_error(void **state)
+/*
+ * Up to n 3000-byte writes of src through w (opened on a file of its own)
+ * until one fails, the file limited to 10000 bytes; then a flush when none
+ * failed and flush is set.  The error; *nr, the writes made.
+ */
+static int write_past_limit(struct writer *w, const unsigned char *src, int n, bool flush,
+			    int *nr)
 {
-	unsigned char *src = pattern_buf(0, 30000);
 	struct rlimit old;
-	struct writer w;
-	int fd = open_file(*state, "fsize", O_RDWR);
 	int i, err = 0;
 
 	fsize_limit(&old, 10000);
+	for (i = 0; i < n && !err; i++)
+		err = writer__write(w, src + 3000 * i, 3000);
+	if (!err && flush)
+		err = writer__flush(w);
+	fsize_restore(&old);
+	*nr = i;
+	return err;
+}
+
+static void test_short_write_then_error(void **state)
+{
+	unsigned char *src = pattern_buf(0, 30000);
+	struct writer w;
+	int fd = open_file(*state, "fsize", O_RDWR);
+	int i, err;
+
 	assert_int_equal(writer__open_size(&w, WRITER_WRITE, fd, 0, 4096), 0);
 	/* 3000-byte writes: flushed at 3000, 6000, 9000; then 9000-12000 fails. */
-	for (i = 0; i < 10 && !err; i++)
-		err = writer__write(&w, src + 3000 * i, 3000);
-	fsize_restore(&old);
-
+	err = write_past_limit(&w, src, 10, false, &i);
 	assert_int_equal(err, -EFBIG);
 	assert_int_equal(i, 5);
 	assert_int_equal(w.error, -EFBIG);
@@ -875,20 +891,13 @@ static void test_full_disk_aio(void **state)
 static void test_aio_short_write_then_error(void **state)
 {
 	unsigned char *src = pattern_buf(0, 60000);
-	struct rlimit old;
 	struct writer w;
 	int fd = open_file(*state, "fsize", O_RDWR);
-	int i, err = 0;
+	int i, err;
 
-	fsize_limit(&old, 10000);
 	assert_int_equal(writer__open_aio(&w, fd, 0, 4096, 2), 0);
 	/* 4096-byte buffers: [8192, 12288) crosses the limit. */
-	for (i = 0; i < 20 && !err; i++)
-		err = writer__write(&w, src + 3000 * i, 3000);
-	if (!err)
-		err = writer__flush(&w);
-	fsize_restore(&old);
-
+	err = write_past_limit(&w, src, 20, true, &i);
 	assert_int_equal(err, -EFBIG);
 	assert_int_equal(w.error, -EFBIG);
 	assert_int_equal(w.written, 10000);
