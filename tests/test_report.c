@@ -244,6 +244,13 @@ static void read_ok(struct fixture *f, const char *path)
 		fail_msg("loss_report__read(%s) = %d: %s", path, err, f->err);
 }
 
+/* The records in data as a finished perf.data at f->path, read into f->r. */
+static void report_of(struct fixture *f, const struct rbuf *data)
+{
+	write_perf_data(f, f->path, data, true);
+	read_ok(f, f->path);
+}
+
 static const struct loss_cpu *cpu_row(const struct loss_report *r, int cpu)
 {
 	int i;
@@ -253,6 +260,16 @@ static const struct loss_cpu *cpu_row(const struct loss_report *r, int cpu)
 			return &r->cpus[i];
 	fail_msg("no row for cpu %d", cpu);
 	return NULL;
+}
+
+/* CPU 0's and CPU 1's rows: the samples on each, and the samples LOST_SAMPLES says each lost. */
+static void assert_cpu01_samples(const struct loss_report *r, u64 samples0, u64 samples1,
+				 u64 lost_samples0, u64 lost_samples1)
+{
+	assert_int_equal(cpu_row(r, 0)->samples, samples0);
+	assert_int_equal(cpu_row(r, 1)->samples, samples1);
+	assert_int_equal(cpu_row(r, 0)->lost_samples, lost_samples0);
+	assert_int_equal(cpu_row(r, 1)->lost_samples, lost_samples1);
 }
 
 static char *print_to_string(const struct loss_report *r)
@@ -506,8 +523,7 @@ static void test_cpu_minus_one(void **state)
 		if (i == 40)
 			put_lost(&b, ST_NOCPU, 32, 25, T0 + 40 * MS, 0);
 	}
-	write_perf_data(f, f->path, &b, true);
-	read_ok(f, f->path);
+	report_of(f, &b);
 	assert_int_equal(f->r.nr_cpus, 1);
 	c = cpu_row(&f->r, -1);
 	assert_int_equal(c->samples, 50);
@@ -594,15 +610,11 @@ static void test_id_index_attribution(void **state)
 	put_lost(&b, ST_IDENT, 42, 3, T0 + 9 * MS, 0);
 	put_lost_samples(&b, ST_IDENT, 41, 4, 0);
 	put_lost_samples(&b, ST_IDENT, 42, 5, 0);
-	write_perf_data(f, f->path, &b, true);
-	read_ok(f, f->path);
+	report_of(f, &b);
 	assert_int_equal(f->r.nr_cpus, 2);
-	assert_int_equal(cpu_row(&f->r, 0)->samples, 7);
-	assert_int_equal(cpu_row(&f->r, 1)->samples, 3);
+	assert_cpu01_samples(&f->r, 7, 3, 4, 5);
 	assert_int_equal(cpu_row(&f->r, 0)->lost_records, 0);
 	assert_int_equal(cpu_row(&f->r, 1)->lost_records, 1);
-	assert_int_equal(cpu_row(&f->r, 0)->lost_samples, 4);
-	assert_int_equal(cpu_row(&f->r, 1)->lost_samples, 5);
 	/* CPU 1: 3 samples + 1 LOST over [7, 9] ms, 3 lost: len 3*2e6/7 = 857142. */
 	assert_int_equal(cpu_row(&f->r, 1)->lost_time_ns, 857142);
 	assert_int_equal(f->r.lost_time_ns, 857142);
@@ -635,14 +647,10 @@ static void test_perf_system_wide(void **state)
 	put_lost(&b, ST_ID_CPU, 62, 7, T0 + 2 * MS, 1);
 	put_lost_samples(&b, ST_ID_CPU, 52, 9, 0);
 	put_lost_samples(&b, ST_ID_CPU, 51, 2, 0);
-	write_perf_data(f, f->path, &b, true);
-	read_ok(f, f->path);
+	report_of(f, &b);
 	assert_int_equal(f->r.samples, 4);
 	assert_int_equal(f->r.unknown_id, 1);
-	assert_int_equal(cpu_row(&f->r, 0)->samples, 2);
-	assert_int_equal(cpu_row(&f->r, 1)->samples, 2);
-	assert_int_equal(cpu_row(&f->r, 0)->lost_samples, 2);
-	assert_int_equal(cpu_row(&f->r, 1)->lost_samples, 9);
+	assert_cpu01_samples(&f->r, 2, 2, 2, 9);
 	assert_int_equal(cpu_row(&f->r, 1)->lost, 7);
 	rbuf__release(&b);
 }
@@ -741,8 +749,7 @@ static void test_untimed_lost(void **state)
 	put_sample(&b, ST_CPU, 11, T0, 0);
 	put_sample(&b, ST_CPU, 11, T0 + MS, 0);
 	put_lost(&b, ST_CPU, 11, 4, 0, 0);
-	write_perf_data(f, f->path, &b, true);
-	read_ok(f, f->path);
+	report_of(f, &b);
 	assert_int_equal(f->r.lost_records, 1);
 	assert_int_equal(f->r.lost, 4);
 	assert_int_equal(f->r.untimed_lost_records, 1);
@@ -770,8 +777,7 @@ static void test_times_near_2_64(void **state)
 	put_sample(&b, ST_CPU, 11, 1, 0);
 	put_sample(&b, ST_CPU, 11, last, 0);
 	put_lost(&b, ST_CPU, 11, 1, last, 0);
-	write_perf_data(f, f->path, &b, true);
-	read_ok(f, f->path);
+	report_of(f, &b);
 	assert_int_equal(f->r.elapsed_ns, ~0ULL - 2);
 	assert_int_equal(f->r.nr_windows, 1844674407371ULL);
 	assert_int_equal(f->r.lost_windows, 1);
