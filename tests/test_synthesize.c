@@ -234,6 +234,36 @@ static size_t make_notes(unsigned char *p, const u8 *id, u32 idlen, size_t align
 #define SHDR_OFF	0x400
 
 /*
+ * make_elf()'s headers in buf for one class, E, P and S its Ehdr, Phdr and
+ * Shdr types (Elf32_ and Elf64_ name their fields alike; the 32-bit ones
+ * are narrower): the notes of nlen bytes at NOTES_OFF in a section (rel)
+ * or a PT_NOTE segment.
+ */
+#define PUT_ELF_HEADERS(E, P, S, machine, buf, rel, notes, nlen, align) do {		\
+	E *eh_ = (E *)(buf);								\
+	P ph_ = { .p_type = PT_NOTE, .p_offset = NOTES_OFF, .p_filesz = (nlen),		\
+		  .p_memsz = (nlen), .p_align = (align) };				\
+	S sh_ = { .sh_type = SHT_NOTE, .sh_offset = NOTES_OFF, .sh_size = (nlen),	\
+		  .sh_addralign = (align) };						\
+											\
+	eh_->e_type = (rel) ? ET_REL : ET_DYN;						\
+	eh_->e_machine = (machine);							\
+	eh_->e_version = EV_CURRENT;							\
+	eh_->e_ehsize = sizeof(*eh_);							\
+	if ((rel) && (notes)) {								\
+		eh_->e_shoff = SHDR_OFF;						\
+		eh_->e_shnum = 2;							\
+		eh_->e_shentsize = sizeof(sh_);						\
+		memcpy((buf) + SHDR_OFF + sizeof(sh_), &sh_, sizeof(sh_));		\
+	} else if (notes) {								\
+		eh_->e_phoff = sizeof(*eh_);						\
+		eh_->e_phnum = 1;							\
+		eh_->e_phentsize = sizeof(ph_);						\
+		memcpy((buf) + sizeof(*eh_), &ph_, sizeof(ph_));			\
+	}										\
+} while (0)
+
+/*
  * A minimal ELF: notes at NOTES_OFF reached through one PT_NOTE program
  * header (rel = false) or through a section table only (rel = true, like a
  * kernel module). idlen 0: no build id note; notes = false: no note at all.
@@ -248,51 +278,12 @@ static void make_elf(const char *rel_path, bool is64, bool rel, bool notes, size
 	buf[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
 	buf[EI_DATA] = ELFDATA2LSB;
 	buf[EI_VERSION] = EV_CURRENT;
-	if (is64) {
-		Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
-		Elf64_Phdr ph = { .p_type = PT_NOTE, .p_offset = NOTES_OFF, .p_filesz = nlen,
-				  .p_memsz = nlen, .p_align = align };
-		Elf64_Shdr sh = { .sh_type = SHT_NOTE, .sh_offset = NOTES_OFF, .sh_size = nlen,
-				  .sh_addralign = align };
-
-		eh->e_type = rel ? ET_REL : ET_DYN;
-		eh->e_machine = EM_X86_64;
-		eh->e_version = EV_CURRENT;
-		eh->e_ehsize = sizeof(*eh);
-		if (rel && notes) {
-			eh->e_shoff = SHDR_OFF;
-			eh->e_shnum = 2;
-			eh->e_shentsize = sizeof(sh);
-			memcpy(buf + SHDR_OFF + sizeof(sh), &sh, sizeof(sh));
-		} else if (notes) {
-			eh->e_phoff = sizeof(*eh);
-			eh->e_phnum = 1;
-			eh->e_phentsize = sizeof(ph);
-			memcpy(buf + sizeof(*eh), &ph, sizeof(ph));
-		}
-	} else {
-		Elf32_Ehdr *eh = (Elf32_Ehdr *)buf;
-		Elf32_Phdr ph = { .p_type = PT_NOTE, .p_offset = NOTES_OFF, .p_filesz = (u32)nlen,
-				  .p_memsz = (u32)nlen, .p_align = (u32)align };
-		Elf32_Shdr sh = { .sh_type = SHT_NOTE, .sh_offset = NOTES_OFF, .sh_size = (u32)nlen,
-				  .sh_addralign = (u32)align };
-
-		eh->e_type = rel ? ET_REL : ET_DYN;
-		eh->e_machine = EM_386;
-		eh->e_version = EV_CURRENT;
-		eh->e_ehsize = sizeof(*eh);
-		if (rel && notes) {
-			eh->e_shoff = SHDR_OFF;
-			eh->e_shnum = 2;
-			eh->e_shentsize = sizeof(sh);
-			memcpy(buf + SHDR_OFF + sizeof(sh), &sh, sizeof(sh));
-		} else if (notes) {
-			eh->e_phoff = sizeof(*eh);
-			eh->e_phnum = 1;
-			eh->e_phentsize = sizeof(ph);
-			memcpy(buf + sizeof(*eh), &ph, sizeof(ph));
-		}
-	}
+	if (is64)
+		PUT_ELF_HEADERS(Elf64_Ehdr, Elf64_Phdr, Elf64_Shdr, EM_X86_64, buf, rel, notes,
+				nlen, align);
+	else
+		PUT_ELF_HEADERS(Elf32_Ehdr, Elf32_Phdr, Elf32_Shdr, EM_386, buf, rel, notes,
+				nlen, align);
 	write_bytes(rel_path, buf, sizeof(buf));
 }
 
