@@ -13,6 +13,7 @@
 # recording directory holding a kcore_dir goes aside as FILE.old and is
 # removed as a recording, and precord merge refuses it.
 . "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/kcore-lib.sh"
 
 SPIN=${SPIN:-$TOP/build/tests/spin}
 [ -x "$SPIN" ] || fail "no $SPIN (make tests)"
@@ -22,18 +23,9 @@ ksyms() { local d=$1; shift; perf script -F ip,sym "$@" -i "$d" 2>/dev/null | aw
 
 # same_as_perf TAG DIR: DIR's kcore_dir against perf's in $T/perf.data.
 same_as_perf() {
-	local tag=$1 dir=$2 f
+	local tag=$1 dir=$2
 	[ -d "$dir/kcore_dir" ] && [ -f "$dir/data" ] || fail "$tag: no data and kcore_dir in $dir"
-	diff <(cd "$T/perf.data/kcore_dir" && ls -l | awk 'NR > 1 { print $1, $NF }') \
-	     <(cd "$dir/kcore_dir" && ls -l | awk 'NR > 1 { print $1, $NF }') ||
-		fail "$tag: kcore_dir's files (names, modes) are not perf's"
-	for f in kallsyms modules; do
-		cmp -s "$T/perf.data/kcore_dir/$f" "$dir/kcore_dir/$f" || fail "$tag: $f is not perf's copy"
-	done
-	diff <(readelf -hlW "$T/perf.data/kcore_dir/kcore") <(readelf -hlW "$dir/kcore_dir/kcore") ||
-		fail "$tag: kcore's ELF and program headers are not perf's"
-	[ "$(stat -c %s "$T/perf.data/kcore_dir/kcore")" = "$(stat -c %s "$dir/kcore_dir/kcore")" ] ||
-		fail "$tag: kcore's size is not perf's"
+	same_kcore_dir "$tag" "$T/perf.data" "$dir"
 	perf report -v --stdio --sort sym -i "$dir" >"$T/$tag.report" 2>&1 || fail "$tag: perf report failed"
 	grep -q "Using $dir/kcore_dir/kcore for kernel data" "$T/$tag.report" ||
 		{ grep -i 'using\|kcore' "$T/$tag.report"; fail "$tag: perf report does not read its kcore_dir"; }

@@ -23,22 +23,14 @@ kernel_syms() {
 	awk '$1 ~ /^ffff/ { print $1, $2 }' "$D/$1.ksyms"
 }
 
+. "$TOP/tests/kcore-lib.sh"
+
 check_one() {
-	local tag=$1 dir=$D/$1.data f
+	local tag=$1 dir=$D/$1.data
 	want_rc "$tag"
 	[ -d "$dir/kcore_dir" ] || fail "$tag: no kcore_dir in $dir"
 	[ -f "$dir/data" ] || fail "$tag: no data in $dir"
-	diff <(cd "$D/perf.data/kcore_dir" && ls -l | awk 'NR > 1 { print $1, $NF }') \
-	     <(cd "$dir/kcore_dir" && ls -l | awk 'NR > 1 { print $1, $NF }') ||
-		fail "$tag: kcore_dir's files (names, modes) are not perf's"
-	for f in kallsyms modules; do
-		cmp -s "$D/perf.data/kcore_dir/$f" "$dir/kcore_dir/$f" || fail "$tag: $f is not perf's copy"
-	done
-	# the text's bytes change as the kernel patches itself; the layout must not
-	diff <(readelf -hlW "$D/perf.data/kcore_dir/kcore") <(readelf -hlW "$dir/kcore_dir/kcore") ||
-		fail "$tag: kcore's ELF and program headers are not perf's"
-	[ "$(stat -c %s "$D/perf.data/kcore_dir/kcore")" = "$(stat -c %s "$dir/kcore_dir/kcore")" ] ||
-		fail "$tag: kcore's size is not perf's"
+	same_kcore_dir "$tag" "$D/perf.data" "$dir"
 	perf report -v --stdio --sort sym -i "$dir" >"$D/$tag.report" 2>&1 ||
 		{ tail "$D/$tag.report"; fail "$tag: perf report failed"; }
 	grep -q "Using $dir/kcore_dir/kcore for kernel data" "$D/$tag.report" ||
