@@ -250,6 +250,20 @@ summary_samples() {
 	sed -n 's/.*Captured and wrote .* (\([0-9]*\) samples) \]/\1/p' "$D/$1.err" | tail -1
 }
 
+# dumps NAME: the pieces NAME's stderr announces (precord's or perf
+# record's "Dump" lines), as the guest named them. want_pieces NAME N WHAT
+# fails unless there are N (WHAT says which) and each came back in
+# $D/NAME/; pieces NAME: their paths there, in order.
+dumps() { sed -n 's/^\[ \(precord\|perf record\): Dump \(.*\) \]$/\2/p' "$D/$1.err"; }
+pieces() { dumps "$1" | sed "s|.*/|$D/$1/|"; }
+want_pieces() {
+	local f
+	[ "$(dumps "$1" | wc -l)" -eq "$2" ] || fail "want $2 $3, got: $(dumps "$1" | xargs)"
+	for f in $(pieces "$1"); do
+		[ -f "$f" ] || fail "$f was announced but is not there"
+	done
+}
+
 # rc NAME: the exit status run or wait_bg kept; want_rc NAME [RC] fails,
 # showing the stderr and any core's backtrace, unless it is RC (default 0).
 rc() { cat "$D/$1.rc" 2>/dev/null || echo none; }

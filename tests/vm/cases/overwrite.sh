@@ -15,8 +15,6 @@ guest() {
 	wait_bg fr
 }
 
-dumps() { sed -n 's/^\[ \(precord\|perf record\): Dump \(.*\) \]$/\2/p' "$D/$1.err"; }
-
 check() {
 	local f k=0
 	# The kernel writes nothing into a paused ring: samples it drops while
@@ -28,10 +26,8 @@ check() {
 	read_clean "$D/one.data" one
 	want_all_cpus one
 	want_rc fr
-	[ "$(dumps fr | wc -l)" -eq 2 ] || fail "want 2 snapshots (SIGUSR2, exit), got: $(dumps fr | xargs)"
-	for f in $(dumps fr); do
-		f=$D/fr/${f##*/}
-		[ -f "$f" ] || fail "$f was announced but is not there"
+	want_pieces fr 2 "snapshots (SIGUSR2, exit)"
+	for f in $(pieces fr); do
 		read_clean "$f" fr$k
 		want_all_cpus fr$k
 		k=$((k + 1))

@@ -14,15 +14,11 @@ guest() {
 	wait_bg so
 }
 
-dumps() { sed -n 's/^\[ \(precord\|perf record\): Dump \(.*\) \]$/\2/p' "$D/$1.err"; }
-
 check() {
 	local f k=0 last=0
 	want_rc so
-	[ "$(dumps so | wc -l)" -eq 3 ] || fail "want 3 pieces (two SIGUSR2, exit), got: $(dumps so | xargs)"
-	for f in $(dumps so); do
-		f=$D/so/${f##*/}
-		[ -f "$f" ] || fail "$f was announced but is not there"
+	want_pieces so 3 "pieces (two SIGUSR2, exit)"
+	for f in $(pieces so); do
 		read_clean "$f" so$k
 		last=$(samples so$k)
 		k=$((k + 1))
