@@ -53,6 +53,11 @@ markers_of() {	# TAG: the marker numbers, decimal, in perf script (time) order
 		while read -r h; do echo $((16#$h)); done
 }
 
+markers_of_pieces() {	# TAG N: markers_of TAG1 .. TAGN in turn, into $T/TAG.markers
+	local i
+	for ((i = 1; i <= $2; i++)); do markers_of "$1$i"; done >"$T/$1.markers"
+}
+
 contiguous() {	# FROM TO < numbers: exactly FROM..TO, in order, each once
 	awk -v from="$1" -v to="$2" '{ want = NR == 1 ? from : prev + 1
 		if ($1 != want) { printf "marker %d where %d was due\n", $1, want; bad = 1; exit } prev = $1 }
@@ -105,12 +110,10 @@ timeout -k 5 30 "$PRECORD" record --switch-output=1s -e raw_syscalls:sys_enter -
 check_names "$T/time/t" "$T/time.sum"
 [ "$n" -eq 4 ] || { cat "$T/time.sum"; fail "--switch-output=1s over 3.3 s: $n outputs, want 4"; }
 i=0 prev=0
-: >"$T/time.markers"
 while read -r f; do
 	i=$((i + 1))
 	[ -f "$f" ] || fail "$f was announced but is not a file"
 	read_clean "$f" "time$i"
-	markers_of "time$i" >>"$T/time.markers"
 	c=$(centis "$f")
 	if [ "$i" -gt 1 ]; then
 		gap=$((c - prev))
@@ -122,6 +125,7 @@ while read -r f; do
 	fi
 	prev=$c
 done <"$T/dumps"
+markers_of_pieces time "$n"
 contiguous 1 330 <"$T/time.markers" >"$T/time.gaps" || { cat "$T/time.gaps"; fail "--switch-output=1s: markers lost or repeated across pieces"; }
 note "time: $n pieces, markers per piece: $(for i in $(seq "$n"); do markers_of "time$i" | wc -l; done | tr '\n' ' ')"
 
@@ -136,13 +140,12 @@ timeout -k 5 30 "$PRECORD" record --switch-output --switch-max-files=2 -e raw_sy
 check_names "$T/max/m" "$T/max.sum" 2
 [ "$n" -eq 6 ] || { cat "$T/max.sum"; fail "5 signals and the exit: $n 'Dump' lines, want 6"; }
 cp "$T/dumps.kept" "$T/max.want"
-: >"$T/max.markers"
 i=0
 while read -r f; do
 	i=$((i + 1))
 	read_clean "$f" "max$i"
-	markers_of "max$i" >>"$T/max.markers"
 done <"$T/max.want"
+markers_of_pieces max "$i"
 # Rotation reads the rings first: marker 40, before the signal, stays in the
 # fourth piece; 41 comes 40 ms later, so it should be in the fifth; allow
 # for a rotation slower than that.
@@ -157,15 +160,14 @@ timeout -k 5 30 "$PRECORD" record --no-merge --switch-output -e raw_syscalls:sys
 	"$MARKER" 40 10 20 2>"$T/dir.sum" || { cat "$T/dir.sum"; fail "precord --no-merge --switch-output failed"; }
 check_names "$T/dir/d" "$T/dir.sum"
 [ "$n" -eq 2 ] || { cat "$T/dir.sum"; fail "--no-merge, one signal and the exit: $n outputs, want 2"; }
-: >"$T/dir.markers"
 i=0
 while read -r f; do
 	i=$((i + 1))
 	[ -d "$f" ] && [ -f "$f/data" ] && ls "$f"/data.[0-9]* >/dev/null 2>&1 ||
 		fail "--no-merge: $f is not perf's directory layout (data + data.N)"
 	read_clean "$f" "dir$i"
-	markers_of "dir$i" >>"$T/dir.markers"
 done <"$T/dumps"
+markers_of_pieces dir "$n"
 contiguous 1 40 <"$T/dir.markers" >"$T/dir.gaps" || { cat "$T/dir.gaps"; fail "--no-merge: markers lost or repeated across pieces"; }
 note "no-merge: 2 directories, markers 1..40"
 
@@ -179,7 +181,6 @@ timeout -k 5 60 "$PRECORD" record --switch-output=4K -a -m 1024 -e raw_syscalls:
 	"$MARKER" 200 10 2>"$T/small.sum" || { cat "$T/small.sum"; fail "precord --switch-output=4K failed"; }
 check_names "$T/small/e" "$T/small.sum"
 [ "$n" -ge 4 ] || { cat "$T/small.sum"; fail "--switch-output=4K over 2 s: $n pieces, want a new one as each fills (at least 4)"; }
-: >"$T/small.markers"
 i=0
 while read -r f; do
 	i=$((i + 1))
@@ -187,8 +188,8 @@ while read -r f; do
 	# kernel may drop some of those, which perf warns of; no marker may go
 	perf script -i "$f" >"$T/small$i.script" 2>"$T/small$i.err" ||
 		{ cat "$T/small$i.err"; fail "perf script cannot read $f"; }
-	markers_of "small$i" >>"$T/small.markers"
 done <"$T/dumps"
+markers_of_pieces small "$n"
 if ! contiguous 1 200 <"$T/small.markers" >"$T/small.gaps"; then
 	# A starved reader on a loaded machine: the kernel drops, and says so.
 	# A marker missing where nothing was reported lost is the failure.
