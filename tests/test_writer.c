@@ -475,26 +475,50 @@ static void test_open_close_edges(void **state)
 	close(fd);
 }
 
-/* A child reads the pipe slowly into a file, so writes come back short. */
-static pid_t slow_reader(const int p[2], const struct tdir *d)
+/*
+ * A 4 KiB pipe that a child reads slowly into d's "piped", so writes come
+ * back short: its write end, the child in *pid.
+ */
+static int slow_pipe(const struct tdir *d, pid_t *pid)
 {
-	pid_t pid = fork();
+	int p[2];
 
-	assert_true(pid >= 0);
-	if (pid == 0) {
+	assert_int_equal(pipe(p), 0);
+	fcntl(p[1], F_SETPIPE_SZ, 4096);
+	*pid = fork();
+	assert_true(*pid >= 0);
+	if (*pid == 0) {
 		char buf[1500];
 		ssize_t n;
-		int rfd = p[0], out = open_file(d, "piped", O_WRONLY);
+		int out = open_file(d, "piped", O_WRONLY);
 
 		close(p[1]);
-		while ((n = read(rfd, buf, sizeof(buf))) > 0) {
+		while ((n = read(p[0], buf, sizeof(buf))) > 0) {
 			if (write(out, buf, (size_t)n) != n)
 				_exit(2);
 			usleep(20);
 		}
 		_exit(n == 0 ? 0 : 3);
 	}
-	return pid;
+	close(p[0]);
+	return p[1];
+}
+
+/* slow_pipe()'s end closed: the child read it all, and "piped" holds the len bytes of src. */
+static void slow_pipe_check(const struct tdir *d, int wfd, pid_t pid, const unsigned char *src,
+			    size_t len)
+{
+	char path[128];
+	int status, fd;
+
+	close(wfd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(path, sizeof(path), "%s/piped", d->path);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_file_holds(fd, src, len);
+	close(fd);
 }
 
 static void on_alarm(int sig)
@@ -511,25 +535,20 @@ static void pipe_case(const struct tdir *d, enum writer_kind kind, bool nonblock
 	struct itimerval it = { { 0, 500 }, { 0, 500 } }, off_it = { 0 };
 	struct writer w;
 	size_t done = 0;
-	char path[128];
-	int p[2], status, fd;
 	pid_t pid;
+	int wfd = slow_pipe(d, &pid);
 
-	assert_int_equal(pipe(p), 0);
-	fcntl(p[1], F_SETPIPE_SZ, 4096);
 	if (nonblock)
-		assert_int_equal(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
-	pid = slow_reader(p, d);
-	close(p[0]);
+		assert_int_equal(fcntl(wfd, F_SETFL, O_NONBLOCK), 0);
 	if (signals) {
 		sigemptyset(&sa.sa_mask);	/* no SA_RESTART: EINTR and short writes */
 		assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
 		assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
 	}
 	if (kind == WRITER_AIO)
-		assert_int_equal(writer__open_aio(&w, p[1], 0, 8192, 3), 0);
+		assert_int_equal(writer__open_aio(&w, wfd, 0, 8192, 3), 0);
 	else
-		assert_int_equal(writer__open_size(&w, kind, p[1], 0, 8192), 0);
+		assert_int_equal(writer__open_size(&w, kind, wfd, 0, 8192), 0);
 	assert_true(w.pipe);
 	while (done < total) {
 		size_t n = done % 3 ? 3000 : 70000;
@@ -547,16 +566,8 @@ static void pipe_case(const struct tdir *d, enum writer_kind kind, bool nonblock
 	assert_int_equal(w.written, total);
 	assert_int_equal(w.offset, total);
 	writer__close(&w);
-	close(p[1]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-	snprintf(path, sizeof(path), "%s/piped", d->path);
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_file_holds(fd, src, total);
+	slow_pipe_check(d, wfd, pid, src, total);
 	free(src);
-	close(fd);
 }
 
 static void test_pipe_nonblocking(void **state)
@@ -962,19 +973,15 @@ static void test_aio_in_flight(void **state)
 {
 	const size_t size = 16384, k_max = 24;
 	const struct tdir *d = *state;
-	unsigned char *src = pattern_buf(0, k_max * size), *got;
+	unsigned char *src = pattern_buf(0, k_max * size);
 	struct writer w;
-	char path[128];
-	size_t k, len;
-	int nr, p[2], status, fd;
+	size_t k;
+	int nr, wfd;
 	pid_t pid;
 
 	for (nr = 1; nr <= WRITER_AIO_MAX; nr++) {
-		assert_int_equal(pipe(p), 0);
-		fcntl(p[1], F_SETPIPE_SZ, 4096);
-		pid = slow_reader(p, d);
-		close(p[0]);
-		assert_int_equal(writer__open_aio(&w, p[1], 0, size, nr), 0);
+		wfd = slow_pipe(d, &pid);
+		assert_int_equal(writer__open_aio(&w, wfd, 0, size, nr), 0);
 		for (k = 1; k <= k_max; k++) {
 			assert_int_equal(writer__write(&w, src + (k - 1) * size, size), 0);
 			assert_true(w.written <= k * size);
@@ -984,18 +991,7 @@ static void test_aio_in_flight(void **state)
 		}
 		writer__close(&w);
 		assert_int_equal(w.written, k_max * size);
-		close(p[1]);
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-		snprintf(path, sizeof(path), "%s/piped", d->path);
-		fd = open(path, O_RDONLY);
-		assert_true(fd >= 0);
-		got = slurp(fd, &len);
-		assert_int_equal(len, k_max * size);
-		assert_memory_equal(got, src, len);
-		free(got);
-		close(fd);
+		slow_pipe_check(d, wfd, pid, src, k_max * size);
 	}
 	free(src);
 }
