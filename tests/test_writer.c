@@ -691,9 +691,9 @@ static void full_disk_case_nr(const struct tdir *d, enum writer_kind kind,
 			      size_t size, int nr)
 {
 	const size_t chunk = 1000;
-	unsigned char *src = pattern_buf(0, 1 << 20), *file;
+	unsigned char *src = pattern_buf(0, 1 << 20);
 	struct writer w;
-	size_t total = 0, len;
+	size_t total = 0;
 	int fd = open_file(d, "full", O_RDWR);	/* O_TRUNC frees the disk */
 	int err = 0;
 
@@ -717,10 +717,7 @@ static void full_disk_case_nr(const struct tdir *d, enum writer_kind kind,
 
 	/* What reached the disk is there, byte for byte, and nothing more. */
 	assert_true(w.written >= 32 * 1024);
-	file = slurp(fd, &len);
-	assert_int_equal(len, w.written);
-	assert_memory_equal(file, src, len);
-	free(file);
+	assert_file_holds(fd, src, w.written);
 	free(src);
 	close(fd);
 }
@@ -853,10 +850,9 @@ static void test_bind_node(void **state)
 static void test_writev_full_disk(void **state)
 {
 	struct tdir *d = *state;
-	unsigned char *src = pattern_buf(0, 100000), *got;
+	unsigned char *src = pattern_buf(0, 100000);
 	struct iovec iov[100];
 	struct writer w;
-	size_t len;
 	int i, fd;
 
 	if (!d->mounted) {
@@ -871,10 +867,7 @@ static void test_writev_full_disk(void **state)
 	assert_int_equal(writer__write(&w, src, 1), -ENOSPC);	/* sticky */
 	assert_true(w.written > 0 && w.written < 100000);
 	writer__close(&w);
-	got = slurp(fd, &len);
-	assert_int_equal(len, w.written);
-	assert_memory_equal(got, src, len);
-	free(got);
+	assert_file_holds(fd, src, w.written);
 	free(src);
 	close(fd);
 }
@@ -924,9 +917,9 @@ static void test_aio_short_write_then_error(void **state)
  */
 static void test_aio_flush(void **state)
 {
-	unsigned char *src = pattern_buf(0, 1 << 20), *file;
+	unsigned char *src = pattern_buf(0, 1 << 20);
 	struct writer w;
-	size_t total = 0, len;
+	size_t total = 0;
 	unsigned seed = 99;
 	int fd = open_file(*state, "flush", O_RDWR);
 	int round, nr;
@@ -947,17 +940,11 @@ static void test_aio_flush(void **state)
 			assert_int_equal(writer__flush(&w), 0);
 			assert_int_equal(w.written, total);
 			assert_int_equal(w.bytes, total);
-			file = slurp(fd, &len);
-			assert_int_equal(len, total);
-			assert_memory_equal(file, src, total);
-			free(file);
+			assert_file_holds(fd, src, total);
 		}
 		writer__close(&w);
 		assert_int_equal(w.written, total);
-		file = slurp(fd, &len);
-		assert_int_equal(len, total);
-		assert_memory_equal(file, src, total);
-		free(file);
+		assert_file_holds(fd, src, total);
 	}
 	free(src);
 	close(fd);
