@@ -146,14 +146,16 @@ ran() {
 
 # wait_threads PID [N]: wait (up to 5 minutes: startup is slow on a guest
 # of hundreds of emulated CPUs) until PID has N (default 1) streaming
-# threads and a second more; fails when PID ends first.
+# threads and a second more; fails when PID ends first. Only the layout's
+# threads count (prec-rd/N), not the adaptive layout's helpers
+# (prec-rd/N.K), which can start before a slow thread has taken its name.
 wait_threads() {
 	local pid=$1 want=${2:-1} i n t comm
 	for ((i = 0; i < 3000; i++)); do
 		kill -0 "$pid" 2>/dev/null || return 1
 		n=0
 		for t in /proc/"$pid"/task/*/comm; do	# builtins only: a fork is slow here
-			read -r comm <"$t" 2>/dev/null && [[ $comm == prec-rd/* ]] && n=$((n + 1))
+			read -r comm <"$t" 2>/dev/null && [[ $comm =~ ^prec-rd/[0-9]+$ ]] && n=$((n + 1))
 		done
 		[ "$n" -ge "$want" ] && echo "$(at) $n streaming threads" && sleep 1 && return 0
 		sleep 0.1
