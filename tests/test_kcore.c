@@ -352,16 +352,18 @@ static void test_same_as_perf(void **state)
 	}
 }
 
+#define kcore_test(f)	cmocka_unit_test_setup_teardown(f, setup, tmpdir__fixture_free)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_copy, setup, tmpdir__fixture_free),
-		cmocka_unit_test_setup_teardown(test_no_stext, setup, tmpdir__fixture_free),
-		cmocka_unit_test_setup_teardown(test_hidden_addresses, setup, tmpdir__fixture_free),
-		cmocka_unit_test_setup_teardown(test_bad_sources, setup, tmpdir__fixture_free),
-		cmocka_unit_test_setup_teardown(test_existing_dir, setup, tmpdir__fixture_free),
-		cmocka_unit_test_setup_teardown(test_recording_dir, setup, tmpdir__fixture_free),
-		cmocka_unit_test_setup_teardown(test_same_as_perf, setup, tmpdir__fixture_free),
+		kcore_test(test_copy),
+		kcore_test(test_no_stext),
+		kcore_test(test_hidden_addresses),
+		kcore_test(test_bad_sources),
+		kcore_test(test_existing_dir),
+		kcore_test(test_recording_dir),
+		kcore_test(test_same_as_perf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
