@@ -214,8 +214,10 @@ static int stream_group__note_run(struct stream_group *g, const struct stream *s
 	for (i = 0; cpus && i < n; i++)
 		cpus[i] = s->rings[given[i]]->cpu.cpu;
 	map = cpus ? cpu_map__new_from(cpus, n) : NULL;
-	if (map)
-		cpu_map__snprintf(map, r->cpus, sizeof(r->cpus));
+	/* at most "NNNNNNN," a CPU: the whole list, however many CPUs a node has */
+	r->cpus = map ? malloc((size_t)n * 8 + 1) : NULL;
+	if (r->cpus)
+		cpu_map__snprintf(map, r->cpus, (size_t)n * 8 + 1);
 	cpu_map__put(map);
 	free(cpus);
 	return g->nr_runs++;
@@ -499,7 +501,7 @@ out_delete:
 void stream_group__delete(struct stream *s)
 {
 	struct stream_group *g = s->group;
-	int k;
+	int k, i;
 
 	if (!g)
 		return;
@@ -525,6 +527,8 @@ void stream_group__delete(struct stream *s)
 	free(g->hup);
 	free(g->heat);
 	free(g->state);
+	for (i = 0; i < g->nr_runs; i++)
+		free(g->runs[i].cpus);
 	free(g->runs);
 	free(g);
 }

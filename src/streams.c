@@ -557,7 +557,8 @@ static void streams__print_runs(const struct stream *lead, FILE *f)
 		else
 			snprintf(stop, sizeof(stop), "ran to the end");
 		fprintf(f, "[ precord: %s added at %.3f s by %s for CPUs %s: %s; %s ]\n", h->name,
-			(double)r->start_ns / 1e9, p->name, r->cpus, streams__why(r, why, sizeof(why)),
+			(double)r->start_ns / 1e9, p->name, r->cpus ? r->cpus : "?",
+			streams__why(r, why, sizeof(why)),
 			stop);
 	}
 }

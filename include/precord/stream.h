@@ -142,7 +142,7 @@ struct stream_helper_run {
 	u64		lost;		/* the records the parent's pass lost */
 	enum stream_run_end end;
 	int		error;		/* -errno it stopped on, 0 */
-	char		cpus[40];	/* the CPUs of the rings it was handed */
+	char		*cpus;		/* the CPUs of the rings it was handed (a list; NULL: no memory) */
 };
 
 struct stream_group {
