@@ -39,8 +39,12 @@ for c in "${cases[@]}"; do
 	tpid=$!
 	wait $tpid
 	rc=$?
-	# Whatever the case left running goes before the next one.
+	# Whatever the case left running goes before the next one, and every CPU
+	# it took offline comes back (a case killed by its timeout cannot).
 	kill -KILL -- -$tpid 2>/dev/null
+	for o in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ "$(cat "$o")" = 1 ] || echo 1 >"$o" 2>/dev/null
+	done
 	secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 	[ $rc -eq 124 ] && echo "guest: $c timed out after ${tmo}s" >>"$D/guest.log"
 	echo "$rc" >"$D/guest.rc"
