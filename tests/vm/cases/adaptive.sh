@@ -1,7 +1,10 @@
 # The adaptive layout (the default) with a workload on every CPU at a high
 # rate: every CPU runs a light spinner (2%), and the CPUs of the first node with
-# CPUs a full one (in the 8-vCPU guest; see below), sampled with DWARF stacks at 25 kHz into 32 KiB rings
-# (an idle moment's samples carry no user stack). Helpers
+# CPUs a full one (in the 8-vCPU guest; see below), sampled with DWARF
+# stacks at 25 kHz into 16 KiB rings: three 4 KiB stacks fill one to 3/4,
+# the high-water mark, and the kernel wakes the reader after two, so a
+# reader late by one sample period of a busy CPU reads it high (an idle
+# moment's samples carry no user stack). Helpers
 # appear where rings back up and only there: on the busy node; on any
 # node, each helper for its rings' fill or the records its node lost (its
 # line says which); every node whose CPUs lost records got one. The file
@@ -21,7 +24,7 @@
 # precord's own start-up work and before its teardown, which run on every
 # CPU. The other nodes run little in user space (precord's own threads,
 # the guest's housekeeping), and under emulation even that can fill a
-# 32 KiB ring of 4 KiB stacks: a helper there is right only for a ring that
+# 16 KiB ring of 4 KiB stacks: a helper there is right only for a ring that
 # backed up, and its line must say so.
 guest() {
 	local busy n freq heavy light_pct
@@ -38,12 +41,12 @@ guest() {
 	taskset -c "$busy" "$SPIN" 600 "$heavy" >/dev/null 2>&1 &
 	local heavy_pid=$!
 	sleep 1
-	run rec "$PRECORD" $MAPS -a -F "$freq" --call-graph dwarf,4096 -m 8 -e cpu-clock \
+	run rec "$PRECORD" $MAPS -a -F "$freq" --call-graph dwarf,4096 -m 4 -e cpu-clock \
 		-o "$D/rec.data" -- sleep 3
 	kill -TERM $light_pid $heavy_pid 2>/dev/null
 	wait $light_pid $heavy_pid 2>/dev/null
 	run loss "$PRECORD" report --loss "$D/rec.data"
-	run quiet "$PRECORD" $MAPS -a -D 500-2500 -F "$freq" --call-graph dwarf,4096 -m 8 -e cpu-clock:u \
+	run quiet "$PRECORD" $MAPS -a -D 500-2500 -F "$freq" --call-graph dwarf,4096 -m 4 -e cpu-clock:u \
 		-o "$D/quiet.data" -- taskset -c "$busy" "$SPIN" 3 "$heavy"
 }
 
