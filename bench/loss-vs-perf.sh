@@ -17,7 +17,8 @@
 # --aio, precord --mmap-output), precord --no-threads. -q: perf, perf
 # --threads and precord only; -a: the adaptive layout against the fixed
 # ones, perf, perf --threads, precord, precord --threads=numa, precord
-# --threads=cpu. Every file is judged by `precord report --loss` (one
+# --threads=cpu, precord --no-merge (the adaptive default without its
+# merge: what the per-ring files' merge adds to CPU per MB). Every file is judged by `precord report --loss` (one
 # yardstick) and counted again by `perf report --stats`.
 # Prints per configuration: samples, lost records, lost samples, lost
 # fraction, data loss metric, recorder CPU s, MB written, recorder CPU ms
@@ -55,7 +56,7 @@ while getopts "r:d:F:M:qawbh" o; do
 	case $o in
 	r) REPS=$OPTARG ;; d) OUT=$OPTARG ;; F) RATES=$OPTARG ;; q) QUICK=1 ;; w) WARM=1 ;;
 	M) MAXRINGS=$OPTARG ;; b) EARLYWB=1 ;; a) ADAPT=1 ;;
-	*) sed -n '2,47p' "$0"; exit 0 ;;
+	*) sed -n '2,49p' "$0"; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/runstat >/dev/null || exit 1
@@ -91,7 +92,7 @@ RECORDERS=("perf" "perf --aio" "perf --threads" "perf --threads=numa"
 	   "precord --mmap-output" "precord --no-threads")
 [ $QUICK = 1 ] && RECORDERS=("perf" "perf --threads" "precord")
 [ $ADAPT = 1 ] && RECORDERS=("perf" "precord" "perf --threads" "precord --threads=numa"
-			     "precord --threads=cpu")
+			     "precord --threads=cpu" "precord --no-merge")
 WORK_MATMUL=(bench/matmul -t 16 -n 256 -r 3)
 WORK_SYSCALL=(dd if=/dev/zero of=/dev/null bs=64 count=300000 status=none)
 
@@ -202,10 +203,12 @@ END {
 		if (!(a in seen) || !(n1 in seen) || !(c1 in seen)) continue
 		split(cases[c], p, SUBSEP)
 		best = medof(n1, 8) < medof(c1, 8) ? medof(n1, 8) : medof(c1, 8)
-		printf "adaptive vs fixed: %s -F %s: lost %.2f%% against numa %.2f%%, cpu %.2f%%: %s; threads %s; CPU ms/MB %.2f against numa %.2f\n",
+		nm = cases[c] SUBSEP "precord --no-merge"
+		printf "adaptive vs fixed: %s -F %s: lost %.2f%% against numa %.2f%%, cpu %.2f%%: %s; threads %s; CPU ms/MB %.2f against numa %.2f%s\n",
 			p[1], p[2], medof(a, 8), medof(n1, 8), medof(c1, 8),
 			medof(a, 8) <= best + 0.2 ? "within 0.2 points of the better" : "MORE than the better + 0.2 points",
-			st(a, 13, "%d"), medof(a, 12), medof(n1, 12)
+			st(a, 13, "%d"), medof(a, 12), medof(n1, 12),
+			nm in seen ? sprintf(", %.2f without the merge (--no-merge)", medof(nm, 12)) : ""
 	}
 	# SVG: lost % (median) against -F for every recorder, matmul case.
 	W = 720; H = 420; L = 60; B = 50; R = 200; T = 20
