@@ -18,8 +18,9 @@
 # --threads and precord only; -a: the adaptive layout against the fixed
 # ones, perf, perf --threads, precord, precord --threads=numa, precord
 # --threads=cpu, precord --no-merge (the adaptive default without its
-# merge: what the per-ring files' merge adds to CPU per MB). Every file is judged by `precord report --loss` (one
-# yardstick) and counted again by `perf report --stats`.
+# merge: what the per-ring files' merge adds to CPU per MB). Every file
+# is judged by `precord report --loss` (one yardstick) and counted again
+# by `perf report --stats`.
 # Prints per configuration: samples, lost records, lost samples, lost
 # fraction, data loss metric, recorder CPU s, MB written, recorder CPU ms
 # per MB, streaming threads (precord: the most at once, from its closing
@@ -56,7 +57,7 @@ while getopts "r:d:F:M:qawbh" o; do
 	case $o in
 	r) REPS=$OPTARG ;; d) OUT=$OPTARG ;; F) RATES=$OPTARG ;; q) QUICK=1 ;; w) WARM=1 ;;
 	M) MAXRINGS=$OPTARG ;; b) EARLYWB=1 ;; a) ADAPT=1 ;;
-	*) sed -n '2,49p' "$0"; exit 0 ;;
+	*) sed -n '2,50p' "$0"; exit 0 ;;
 	esac
 done
 make -s precord bench/matmul bench/runstat >/dev/null || exit 1
